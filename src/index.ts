@@ -1,0 +1,13 @@
+export { EtcdLeaseProvider, type LeaseInfo } from './provider.js';
+export type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
+export type { LeaseCallOptions } from './call-options.js';
+export type { AcquireResult } from './operations/acquire.js';
+export { LeaseError, isLeaseError, type LeaseErrorCode } from './errors/lease-error.js';
+export { LeaseArgumentTypeError, LeaseArgumentRangeError } from './errors/invalid-argument.js';
+export { EtcdUnavailableError } from './errors/unavailable.js';
+export { LeaseAbortedError } from './errors/aborted.js';
+export { ProviderClosedError } from './errors/closed.js';
+export { EtcdAuthenticationError } from './errors/authentication.js';
+export { EtcdPermissionError } from './errors/permission.js';
+export { EtcdTlsError } from './errors/tls.js';
+export { EtcdRequestRejectedError } from './errors/rejected.js';

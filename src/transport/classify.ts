@@ -1,0 +1,42 @@
+import { isBrokenCircuitError, isTaskCancelledError } from 'cockatiel';
+import {
+  EtcdAuthenticationFailedError,
+  EtcdLeaseInvalidError,
+  EtcdPermissionDeniedError,
+  GRPCInvalidArgumentError,
+  GRPCUnauthenticatedError,
+  isRecoverableError,
+} from 'etcd3';
+import { EtcdAuthenticationError } from '../errors/authentication.js';
+import { isLeaseError, type LeaseError } from '../errors/lease-error.js';
+import { EtcdPermissionError } from '../errors/permission.js';
+import { EtcdRequestRejectedError } from '../errors/rejected.js';
+
+/**
+ * What the retry policy should do with an error from one attempt.
+ * - `retry`: transient (member down, no leader, attempt deadline, open circuit). Safe to resend
+ *   because every operation is idempotent by construction (see src/operations).
+ * - `lease-lost`: etcd no longer knows the pooled lease the attempt used; get another and resend.
+ * - `fatal`: retrying cannot help (bad credentials, missing permission, a request etcd refuses).
+ */
+export type Verdict = { kind: 'retry' } | { kind: 'lease-lost' } | { kind: 'fatal'; error: LeaseError | Error };
+
+/** Classifies by error class (as `etcd3` and cockatiel type them), never by message text. */
+export function classify(error: unknown, operation: string, prefix: string): Verdict {
+  if (isLeaseError(error)) return error.retryable ? { kind: 'retry' } : { kind: 'fatal', error };
+  if (error instanceof EtcdLeaseInvalidError) return { kind: 'lease-lost' };
+  if (error instanceof EtcdAuthenticationFailedError || error instanceof GRPCUnauthenticatedError) {
+    return { kind: 'fatal', error: new EtcdAuthenticationError(operation, error) };
+  }
+  if (error instanceof EtcdPermissionDeniedError) {
+    return { kind: 'fatal', error: new EtcdPermissionError(operation, prefix, error) };
+  }
+  if (error instanceof GRPCInvalidArgumentError) {
+    return { kind: 'fatal', error: new EtcdRequestRejectedError(operation, error) };
+  }
+  if (error instanceof Error && (isRecoverableError(error) || isBrokenCircuitError(error) || isTaskCancelledError(error))) {
+    return { kind: 'retry' };
+  }
+  // Unknown failures (a bug, an unexpected server answer) surface as they are rather than being retried blindly.
+  return { kind: 'fatal', error: error instanceof Error ? error : new Error(String(error)) };
+}

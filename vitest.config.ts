@@ -1,0 +1,26 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` (pure logic beside the sources, no cluster, parallel) and `cluster`
+// (everything under test/, which starts real etcd members: run one file at a time on a 2-core machine).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'cluster',
+          include: ['test/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          env: { TESTCONTAINERS_RYUK_DISABLED: 'true' },
+        },
+      },
+    ],
+  },
+});
