@@ -44,8 +44,9 @@ export class LeasePool {
     this.prune();
     const ready = chooseLease(this.leases.values(), need, this.bucketMs);
     if (ready) {
-      if (shouldPrefetch(ready, this.now(), ttlMs, this.bucketMs) && !this.hasPendingFor(this.now() + ttlMs + this.bucketMs)) {
-        this.startGrant(this.now() + ttlMs).promise.catch(this.onBackgroundError);
+      const now = this.now();
+      if (shouldPrefetch(ready, now, ttlMs, this.bucketMs) && !this.hasSuccessor(now + ttlMs + this.bucketMs / 2)) {
+        this.startGrant(now + ttlMs).promise.catch(this.onBackgroundError);
       }
       return ready.id;
     }
@@ -70,8 +71,10 @@ export class LeasePool {
     this.leases.clear();
   }
 
-  private hasPendingFor(need: number): boolean {
-    for (const p of this.pending) if (p.notBeforeAtLeast >= need) return true;
+  /** Is a lease (granted or on its way) already there that will still fit half a bucket from now? */
+  private hasSuccessor(notBefore: number): boolean {
+    for (const p of this.pending) if (p.notBeforeAtLeast >= notBefore) return true;
+    for (const l of this.leases.values()) if (l.notBefore >= notBefore) return true;
     return false;
   }
 

@@ -1,0 +1,124 @@
+import { GRPCInvalidArgumentError, GRPCUnavailableError } from 'etcd3';
+import { describe, expect, it } from 'vitest';
+import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
+import { GroupCommitter } from './group-committer.js';
+
+// Pure scheduling logic: the "server" here only records what it was sent. Real etcd behaviour of
+// batches is covered by the cluster suites.
+function recorder(answer: (req: TxnRequest) => TxnResponse | Promise<TxnResponse> = okFor) {
+  const sent: TxnRequest[] = [];
+  const gates: Array<() => void> = [];
+  let hold = false;
+  const send = async (req: TxnRequest) => {
+    sent.push(req);
+    if (hold) await new Promise<void>((r) => gates.push(r));
+    return answer(req);
+  };
+  return { sent, send, hold: (on: boolean) => (hold = on), release: () => gates.splice(0).forEach((g) => g()) };
+}
+
+function okFor(req: TxnRequest): TxnResponse {
+  const nested = (req.success ?? []).filter((op) => op.request_txn);
+  return {
+    header: { revision: '7' },
+    succeeded: true,
+    responses: nested.length === (req.success ?? []).length && nested.length > 0 && !req.compare?.length
+      ? nested.map(() => ({ response_txn: { succeeded: true, responses: [] } }))
+      : [],
+  };
+}
+
+const req = (tag: string): TxnRequest => ({ compare: [{ key: Buffer.from(tag) }], success: [], failure: [] });
+const far = () => new Date(Date.now() + 60_000);
+const opts = { maxBatchSize: 64, maxInFlight: 1, maxBatchBytes: 1 << 20 };
+
+describe('group commit', () => {
+  it('sends a lone operation at once as a plain transaction', async () => {
+    const r = recorder();
+    const c = new GroupCommitter(r.send, opts);
+    await c.submit(Buffer.from('a'), req('a'), far());
+    expect(r.sent).toEqual([req('a')]);
+  });
+
+  it('batches what queues while a transaction is in flight into nested sub-transactions', async () => {
+    const r = recorder();
+    r.hold(true);
+    const c = new GroupCommitter(r.send, opts);
+    const first = c.submit(Buffer.from('a'), req('a'), far());
+    const rest = ['b', 'c', 'd'].map((k) => c.submit(Buffer.from(k), req(k), far()));
+    await Promise.resolve();
+    r.hold(false);
+    r.release();
+    await Promise.all([first, ...rest]);
+    expect(r.sent).toHaveLength(2);
+    expect(r.sent[1]!.success!.map((op) => op.request_txn)).toEqual([req('b'), req('c'), req('d')]);
+  });
+
+  it('keeps same-key operations in submission order across batches', async () => {
+    const r = recorder();
+    r.hold(true);
+    const c = new GroupCommitter(r.send, { ...opts, maxInFlight: 4 });
+    const done = ['1', '2', '3'].map((n) => c.submit(Buffer.from('k'), req(`k${n}`), far()));
+    await Promise.resolve();
+    expect(r.sent).toEqual([req('k1')]); // the others wait even though slots are free
+    r.hold(false);
+    r.release();
+    await Promise.all(done);
+    expect(r.sent).toEqual([req('k1'), req('k2'), req('k3')]);
+  });
+
+  it('a whole-batch failure rejects every member so each can retry on its own', async () => {
+    const r = recorder(() => {
+      throw new GRPCUnavailableError('down');
+    });
+    const c = new GroupCommitter(r.send, opts);
+    const results = await Promise.allSettled(['a', 'b'].map((k) => c.submit(Buffer.from(k), req(k), far())));
+    expect(results.every((x) => x.status === 'rejected')).toBe(true);
+  });
+
+  it('shrinks the batch when the server refuses its size, and still commits everything', async () => {
+    const r = recorder((q) => {
+      if ((q.success ?? []).length > 2) throw new GRPCInvalidArgumentError('too many operations in txn request');
+      return okFor(q);
+    });
+    r.hold(true);
+    const c = new GroupCommitter(r.send, opts);
+    const first = c.submit(Buffer.from('x'), req('x'), far());
+    const rest = ['a', 'b', 'c', 'd', 'e'].map((k) => c.submit(Buffer.from(k), req(k), far()));
+    await Promise.resolve();
+    r.hold(false);
+    r.release();
+    await Promise.all([first, ...rest]);
+    expect(c.batchLimit).toBe(2);
+  });
+
+  it('falls back to plain transactions when the server returns no nested results', async () => {
+    const r = recorder((q) => ({ header: { revision: '1' }, succeeded: true, responses: [] }));
+    r.hold(true);
+    const c = new GroupCommitter(r.send, opts);
+    const first = c.submit(Buffer.from('x'), req('x'), far());
+    const rest = ['a', 'b'].map((k) => c.submit(Buffer.from(k), req(k), far()));
+    await Promise.resolve();
+    r.hold(false);
+    r.release();
+    await first;
+    const settled = await Promise.allSettled(rest);
+    expect(settled.every((s) => s.status === 'rejected')).toBe(true); // never read as success
+    expect(c.batchLimit).toBe(1);
+  });
+
+  it('an aborted attempt leaves the queue without being sent', async () => {
+    const r = recorder();
+    r.hold(true);
+    const c = new GroupCommitter(r.send, opts);
+    const first = c.submit(Buffer.from('x'), req('x'), far());
+    const ac = new AbortController();
+    const gone = c.submit(Buffer.from('a'), req('a'), far(), ac.signal);
+    ac.abort();
+    await expect(gone).rejects.toThrow();
+    r.hold(false);
+    r.release();
+    await first;
+    expect(r.sent).toEqual([req('x')]);
+  });
+});
