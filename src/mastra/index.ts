@@ -1,0 +1,6 @@
+// Entry point of the `etcd-lease-provider/mastra` subpath. Kept apart from the root entry
+// because it needs `@mastra/core/events` at run time (`EtcdLeasedPubSub extends PubSub`),
+// while the root entry only uses Mastra's types and so works without the optional peer.
+export { withEtcdLeases } from './with-etcd-leases.js';
+export { EtcdLeasedPubSub, type ClosableLeaseProvider } from './etcd-leased-pubsub.js';
+export type { WithEtcdLeasesOptions, LeaseOperation } from './options.js';

@@ -1,0 +1,64 @@
+import { EventEmitterPubSub, isLeaseProvider, PubSub } from '@mastra/core/events';
+import { describe, expect, it } from 'vitest';
+
+import { RecordingLeaseProvider } from '../../test/mastra/support/recording-lease-provider.js';
+import { RecordingPubSub } from '../../test/mastra/support/recording-pubsub.js';
+import { ProviderClosedError } from '../errors/closed.js';
+import { EtcdLeaseProvider } from '../provider.js';
+import { EtcdLeasedPubSub } from './etcd-leased-pubsub.js';
+import { withEtcdLeases } from './with-etcd-leases.js';
+
+// Nothing listens here; nothing is sent either, since etcd3 connects on the first request.
+const NOWHERE = { hosts: '127.0.0.1:9' };
+
+describe('withEtcdLeases', () => {
+  it('builds an EtcdLeaseProvider from options and hands it to Mastra', async () => {
+    const pubsub = withEtcdLeases(new EventEmitterPubSub(), NOWHERE);
+    try {
+      expect(pubsub).toBeInstanceOf(EtcdLeasedPubSub);
+      expect(pubsub).toBeInstanceOf(PubSub);
+      expect(isLeaseProvider(pubsub)).toBe(true);
+      expect(pubsub.getLeaseProvider()).toBeInstanceOf(EtcdLeaseProvider);
+    } finally {
+      await pubsub.close();
+    }
+  });
+
+  it('closes a provider it built, even when asked to leave providers open', async () => {
+    const events = new RecordingPubSub();
+    const pubsub = withEtcdLeases(events, NOWHERE, { closeLeaseProvider: false });
+    const provider = pubsub.getLeaseProvider();
+    await pubsub.close();
+    expect(events.calls.map((c) => c.member)).toEqual(['close']);
+    await expect(provider.acquireLease('k', 'o', 5000)).rejects.toBeInstanceOf(ProviderClosedError);
+  });
+
+  it('uses a given lease provider as it is', async () => {
+    const leases = new RecordingLeaseProvider();
+    const pubsub = withEtcdLeases(new EventEmitterPubSub(), leases);
+    expect(pubsub.getLeaseProvider()).toBe(leases);
+    await pubsub.acquireLease('k', 'o', 5000);
+    expect(leases.callsOf('acquireLease')).toEqual([['k', 'o', 5000]]);
+  });
+
+  it('closes a given provider by default, and not with closeLeaseProvider: false', async () => {
+    const owned = new RecordingLeaseProvider();
+    await withEtcdLeases(new EventEmitterPubSub(), owned).close();
+    expect(owned.closed).toBe(1);
+
+    const shared = new RecordingLeaseProvider();
+    await withEtcdLeases(new EventEmitterPubSub(), shared, { closeLeaseProvider: false }).close();
+    expect(shared.closed).toBe(0);
+  });
+
+  it('passes the error policy on to the lease provider Mastra resolves', async () => {
+    const failing = new RecordingLeaseProvider();
+    failing.acquireLease = () => Promise.reject(new Error('down'));
+    const pubsub = withEtcdLeases(new EventEmitterPubSub(), failing, { onAcquireError: 'deny' });
+    expect(await pubsub.getLeaseProvider().acquireLease('k', 'o', 5000)).toEqual({ acquired: false });
+  });
+
+  it('reports invalid provider options at construction', () => {
+    expect(() => withEtcdLeases(new EventEmitterPubSub(), {})).toThrow(TypeError);
+  });
+});
