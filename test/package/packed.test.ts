@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The published shape: `npm pack` the package, unpack it into a throwaway app's node_modules and load
+// it the way users do — `import` from an ESM app and `require` from a CommonJS one. The app lives under
+// the repository so its dependencies (etcd3, cockatiel) resolve from the repository's node_modules.
+const root = resolve(import.meta.dirname, '../..');
+let app: string;
+
+beforeAll(() => {
+  mkdirSync(join(root, '.tmp'), { recursive: true });
+  app = mkdtempSync(join(root, '.tmp', 'packed-app-'));
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
+  const target = join(app, 'node_modules', 'etcd-lease-provider');
+  mkdirSync(target, { recursive: true });
+  execFileSync('tar', ['-xzf', join(app, tarball), '-C', target, '--strip-components=1']);
+}, 120_000);
+
+afterAll(() => rmSync(app, { recursive: true, force: true }));
+
+const probe = `
+  const ok = typeof EtcdLeaseProvider === 'function' && typeof isLeaseError === 'function';
+  const p = new EtcdLeaseProvider({ hosts: '127.0.0.1:1' });
+  const methods = ['acquireLease', 'getLeaseOwner', 'releaseLease', 'renewLease', 'transferLease'].every((m) => typeof p[m] === 'function');
+  p.close().then(() => console.log(JSON.stringify({ ok, methods })));
+`;
+
+describe('the packed package', () => {
+  it('loads with import from an ESM app', () => {
+    writeFileSync(join(app, 'esm.mjs'), `import { EtcdLeaseProvider, isLeaseError } from 'etcd-lease-provider';\n${probe}`);
+    expect(JSON.parse(execFileSync(process.execPath, ['esm.mjs'], { cwd: app, encoding: 'utf8' }))).toEqual({ ok: true, methods: true });
+  });
+
+  it('loads with require from a CommonJS app', () => {
+    writeFileSync(join(app, 'cjs.cjs'), `const { EtcdLeaseProvider, isLeaseError } = require('etcd-lease-provider');\n${probe}`);
+    expect(JSON.parse(execFileSync(process.execPath, ['cjs.cjs'], { cwd: app, encoding: 'utf8' }))).toEqual({ ok: true, methods: true });
+  });
+
+  it('ships declarations for both module systems and nothing from the test tree', () => {
+    const files = execFileSync('find', ['.', '-type', 'f'], { cwd: join(app, 'node_modules', 'etcd-lease-provider'), encoding: 'utf8' });
+    expect(files).toContain('dist/index.d.ts');
+    expect(files).toContain('dist/index.d.cts');
+    expect(files).not.toContain('test/');
+  });
+});
