@@ -41,6 +41,8 @@ export class EtcdLeaseProvider implements LeaseProvider {
   private readonly committer: GroupCommitter;
   private readonly pool: LeasePool;
   private closed = false;
+  /** Aborted by close(): every call still in flight then rejects with ProviderClosedError. */
+  private readonly lifetime = new AbortController();
 
   constructor(options: EtcdLeaseProviderOptions) {
     this.options = resolveOptions(options);
@@ -116,6 +118,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.lifetime.abort(new ProviderClosedError('call in flight'));
     this.committer.close();
     this.pool.close();
     if (this.ownsClient) this.client.close();
@@ -164,7 +167,8 @@ export class EtcdLeaseProvider implements LeaseProvider {
   }
 
   private async grantLease(ttlSeconds: number): Promise<{ id: string; ttlSeconds: number }> {
-    const res = await this.runner.run('leaseGrant', { deadlineMs: this.options.deadlineMs }, ({ deadline }) =>
+    const budget = { deadlineMs: this.options.deadlineMs, signal: this.lifetime.signal };
+    const res = await this.runner.run('leaseGrant', budget, ({ deadline }) =>
       this.client.leaseClient.leaseGrant({ TTL: ttlSeconds }, { deadline }),
     );
     this.options.logger.debug?.('granted pooled lease', { id: res.ID, ttlSeconds: res.TTL });
@@ -180,12 +184,13 @@ export class EtcdLeaseProvider implements LeaseProvider {
     return etcdKey;
   }
 
-  private budget(call: LeaseCallOptions | undefined): { deadlineMs: number; signal?: AbortSignal } {
+  private budget(call: LeaseCallOptions | undefined): { deadlineMs: number; signal: AbortSignal } {
     const deadlineMs = call?.deadlineMs ?? this.options.deadlineMs;
     if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) {
       throw new LeaseArgumentRangeError('deadlineMs', `must be a finite number above 0, got ${deadlineMs}`);
     }
-    return call?.signal ? { deadlineMs, signal: call.signal } : { deadlineMs };
+    const signal = call?.signal ? AbortSignal.any([call.signal, this.lifetime.signal]) : this.lifetime.signal;
+    return { deadlineMs, signal };
   }
 
   private assertOpen(operation: string): void {

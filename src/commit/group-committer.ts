@@ -23,7 +23,6 @@ interface Submission {
   readonly bytes: number;
   readonly request: TxnRequest;
   readonly deadline: Date;
-  readonly signal: AbortSignal | undefined;
   resolve(outcome: TxnOutcome): void;
   reject(error: unknown): void;
 }
@@ -63,19 +62,24 @@ export class GroupCommitter {
   submit(key: Buffer, request: TxnRequest, deadline: Date, signal?: AbortSignal): Promise<TxnOutcome> {
     if (this.closed) return Promise.reject(new ProviderClosedError('commit'));
     return new Promise<TxnOutcome>((resolve, reject) => {
+      // An abandoned attempt leaves the queue at once; one already sent just has its answer ignored.
+      const onAbort = () => this.withdraw(submission);
+      const settle = () => signal?.removeEventListener('abort', onAbort);
       const submission: Submission = {
         keyId: key.toString('latin1'),
         bytes: requestBytes(request),
         request,
         deadline,
-        signal,
-        resolve,
-        reject,
+        resolve: (outcome) => {
+          settle();
+          resolve(outcome);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
       };
-      if (signal) {
-        // An abandoned attempt leaves the queue at once; one already sent just has its answer ignored.
-        signal.addEventListener('abort', () => this.withdraw(submission), { once: true });
-      }
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(submission);
       this.pump();
     });

@@ -1,5 +1,6 @@
 import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
 import { LeaseAbortedError } from '../errors/aborted.js';
+import { isLeaseError } from '../errors/lease-error.js';
 import { EtcdUnavailableError } from '../errors/unavailable.js';
 import { classify } from './classify.js';
 
@@ -56,10 +57,12 @@ export class CallRunner {
     let attempts = 0;
     let lastError: unknown;
 
-    const giveUp = (): Error =>
-      budget.signal?.aborted
-        ? new LeaseAbortedError(operation, budget.signal.reason)
-        : new EtcdUnavailableError(operation, attempts, performance.now() - startedAt, lastError);
+    const giveUp = (): Error => {
+      if (!budget.signal?.aborted) return new EtcdUnavailableError(operation, attempts, performance.now() - startedAt, lastError);
+      // A typed reason (e.g. ProviderClosedError from close()) is what the caller should see.
+      const reason: unknown = budget.signal.reason;
+      return isLeaseError(reason) && reason instanceof Error ? reason : new LeaseAbortedError(operation, reason);
+    };
 
     const execution = this.policy.execute(async ({ attempt: n }) => {
       if (stop.aborted) throw new Fatal(giveUp());

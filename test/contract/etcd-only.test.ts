@@ -99,7 +99,8 @@ describe('bad input', () => {
   // EtcdUnavailableError after the deadline instead of the immediate argument error.
   const offline = () => new EtcdLeaseProvider({ hosts: '127.0.0.1:1', deadlineMs: 60_000 });
 
-  const cases: Array<[string, (p: EtcdLeaseProvider) => Promise<unknown>, string, typeof TypeError]> = [
+  type ErrorClass = new (parameter: string, message: string) => Error;
+  const cases: Array<[string, (p: EtcdLeaseProvider) => Promise<unknown>, string, ErrorClass]> = [
     ['empty key', (p) => p.acquireLease('', 'A', 1000), 'key', LeaseArgumentTypeError],
     ['non-string key', (p) => p.getLeaseOwner(5 as never), 'key', LeaseArgumentTypeError],
     ['empty owner', (p) => p.renewLease('k', '', 1000), 'owner', LeaseArgumentTypeError],

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { EtcdLeaseProvider } from '../../src/index.js';
+import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
+
+// An ambiguous failure: the write commits, but its answer never reaches the client (the member's
+// client proxy drops server->client bytes). The attempt times out, the provider retries, and the
+// retried call must report what really happened — never a loss that was a win, never the reverse.
+const etcd = useEtcdCluster();
+
+async function throughLossyMember<T>(call: (p: EtcdLeaseProvider) => Promise<T>, committed: () => Promise<boolean>, prefix: string): Promise<T> {
+  const lossy = new EtcdLeaseProvider({ hosts: [etcd.cluster.endpoint(0)], prefix, attemptTimeoutMs: 300, deadlineMs: 20_000 });
+  try {
+    // Warm the lease pool first: a LeaseGrant through the lossy member would lose its answer too,
+    // and the operation under test would never be sent.
+    await lossy.acquireLease('warm-up', 'W', 10_000);
+    await etcd.cluster.dropResponses(0, true);
+    const pending = call(lossy);
+    pending.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    await waitFor(async () => ((await committed()) ? true : undefined), 10_000, 'the write to commit');
+    await etcd.cluster.dropResponses(0, false);
+    return await pending;
+  } finally {
+    await etcd.cluster.dropResponses(0, false);
+    await lossy.close();
+  }
+}
+
+describe('ambiguous failures are resolved by idempotent retries', () => {
+  it('an acquire whose answer was lost is retried and reports the win', async () => {
+    const prefix = etcd.uniquePrefix();
+    const observer = etcd.provider({ prefix });
+    const result = await throughLossyMember((p) => p.acquireLease('k', 'A', 10_000), async () => (await observer.getLeaseOwner('k')) === 'A', prefix);
+    expect(result).toMatchObject({ acquired: true, owner: 'A' });
+  });
+
+  it('a transfer whose answer was lost is retried and reports true', async () => {
+    const prefix = etcd.uniquePrefix();
+    const observer = etcd.provider({ prefix });
+    await observer.acquireLease('k', 'A', 10_000);
+    const result = await throughLossyMember((p) => p.transferLease('k', 'A', 'B', 10_000), async () => (await observer.getLeaseOwner('k')) === 'B', prefix);
+    expect(result).toBe(true);
+    expect(await observer.getLeaseOwner('k')).toBe('B');
+  });
+
+  it('a renew whose answer was lost is retried and reports true', async () => {
+    const prefix = etcd.uniquePrefix();
+    const observer = etcd.provider({ prefix });
+    const before = await observer.acquireLease('k', 'A', 10_000);
+    const result = await throughLossyMember(
+      (p) => p.renewLease('k', 'A', 10_000),
+      async () => BigInt((await observer.getLease('k'))?.fencingToken ?? '0') > BigInt(before.fencingToken!),
+      prefix,
+    );
+    expect(result).toBe(true);
+  });
+
+  it('a release whose answer was lost is retried and the key is free', async () => {
+    const prefix = etcd.uniquePrefix();
+    const observer = etcd.provider({ prefix });
+    await observer.acquireLease('k', 'A', 10_000);
+    await throughLossyMember((p) => p.releaseLease('k', 'A'), async () => (await observer.getLeaseOwner('k')) === undefined, prefix);
+    expect(await observer.getLeaseOwner('k')).toBeUndefined();
+  });
+});
