@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { checkOverlaps } from '../../src/history/check-overlaps.js';
+import type { RecordedOp } from '../../src/history/types.js';
+import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
+
+// A client process stalls (SIGSTOP: a GC pause, a frozen VM) for longer than its TTL. Meanwhile
+// another owner takes the key. On resume the stalled client's renew must say `false`, and the
+// belief windows of the two owners must not overlap (DESIGN.md §5), on one machine-wide clock.
+const etcd = useEtcdCluster();
+const TTL_MS = 3000;
+const clock = () => performance.timeOrigin + performance.now();
+
+describe('a client paused past its TTL', () => {
+  it('loses the key to another owner, learns it on resume, and no belief windows overlap', async () => {
+    const prefix = etcd.uniquePrefix();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/chaos/fixtures/renewing-client.ts'], {
+      env: { ...process.env, ENDPOINTS: etcd.cluster.endpoints().join(','), PREFIX: prefix, KEY: 'thread', OWNER: 'stalled', TTL_MS: String(TTL_MS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const history: RecordedOp[] = [];
+    createInterface({ input: child.stdout! }).on('line', (line) => history.push(JSON.parse(line) as RecordedOp));
+    try {
+      await waitFor(() => (history.some((o) => o.op === 'renew' && o.outcome === 'ok') ? true : undefined), 20_000, 'the client to hold and renew');
+      child.kill('SIGSTOP');
+      const pausedAt = clock();
+
+      const other = etcd.provider({ prefix });
+      await waitFor(
+        async () => {
+          const sentAt = clock();
+          const r = await other.acquireLease('thread', 'successor', TTL_MS);
+          history.push({ client: 'successor', key: 'thread', owner: 'successor', op: 'acquire', ttlMs: TTL_MS, sentAt, returnedAt: clock(), outcome: r.acquired ? 'ok' : 'lost', ...(r.fencingToken ? { fencingToken: r.fencingToken } : {}) });
+          return r.acquired ? true : undefined;
+        },
+        TTL_MS * 4,
+        'the stalled client\u2019s lease to expire and the successor to win',
+        100,
+      );
+      expect(clock() - pausedAt).toBeGreaterThan(0);
+
+      const seen = history.length;
+      child.kill('SIGCONT');
+      const renewAfterResume = await waitFor(() => history.slice(seen).find((o) => o.client === 'paused-client' && o.op === 'renew' && o.sentAt > pausedAt), 20_000, 'a renew after resume');
+      expect(renewAfterResume.outcome).toBe('lost');
+      expect(await other.getLeaseOwner('thread')).toBe('successor');
+      expect(checkOverlaps(history)).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});

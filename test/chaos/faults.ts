@@ -1,0 +1,96 @@
+import type { TestCluster } from '../harness/cluster.js';
+
+/** A fault as it happened: when it began and ended on the workload's clock. */
+export interface FaultWindow {
+  name: string;
+  /** `single`: one member affected, the cluster keeps quorum — callers should see no errors. */
+  scope: 'single' | 'quorum';
+  /** Does losing this member force an election? (leader kill / pause) */
+  hitsLeader: boolean;
+  start: number;
+  end: number;
+}
+
+export interface FaultStep {
+  name: string;
+  scope: FaultWindow['scope'];
+  hitsLeader: boolean;
+  /** Injects the fault; returns the function that heals it. */
+  inject(cluster: TestCluster): Promise<() => Promise<void>>;
+}
+
+/** etcd's default election timeout is 1 s: pausing the leader for longer forces an election. */
+export const chaosSteps = (holdMs: number): FaultStep[] => [
+  {
+    name: 'kill the leader (SIGKILL), then restart it',
+    scope: 'single',
+    hitsLeader: true,
+    async inject(c) {
+      const leader = await c.leader();
+      await c.kill(leader);
+      return () => c.restart(leader);
+    },
+  },
+  {
+    name: 'pause the leader past the election timeout, then resume it',
+    scope: 'single',
+    hitsLeader: true,
+    async inject(c) {
+      const leader = await c.leader();
+      await c.pause(leader);
+      return () => c.resume(leader);
+    },
+  },
+  {
+    name: 'blackhole a follower, then heal it',
+    scope: 'single',
+    hitsLeader: false,
+    async inject(c) {
+      const leader = await c.leader();
+      const follower = (leader + 1) % c.size;
+      await c.blackhole(follower);
+      return () => c.heal(follower);
+    },
+  },
+  {
+    name: 'take quorum away (kill two members), then give it back',
+    scope: 'quorum',
+    hitsLeader: true,
+    async inject(c) {
+      const leader = await c.leader();
+      const victims = [leader, (leader + 1) % c.size];
+      for (const v of victims) await c.kill(v);
+      await new Promise((r) => setTimeout(r, holdMs)); // quorum stays away for a while on purpose
+      return async () => {
+        for (const v of victims) await c.restart(v);
+      };
+    },
+  },
+];
+
+/**
+ * Runs each fault in turn: inject, hold it for `holdMs`, heal, wait until the cluster is healthy,
+ * let the workload settle for `settleMs`. Returns the windows, measured on `now`.
+ */
+export async function runFaults(
+  cluster: TestCluster,
+  steps: FaultStep[],
+  holdMs: number,
+  settleMs: number,
+  now: () => number,
+  log: (line: string) => void,
+): Promise<FaultWindow[]> {
+  const windows: FaultWindow[] = [];
+  for (const step of steps) {
+    const start = now();
+    log(`fault: ${step.name}`);
+    const heal = await step.inject(cluster);
+    await new Promise((r) => setTimeout(r, holdMs));
+    await heal();
+    await cluster.waitHealthy(60_000);
+    const end = now();
+    windows.push({ name: step.name, scope: step.scope, hitsLeader: step.hitsLeader, start, end });
+    await new Promise((r) => setTimeout(r, settleMs));
+  }
+  return windows;
+}
