@@ -1,0 +1,157 @@
+import { isLeaseError } from '../errors/lease-error.js';
+import { LeaseLostError, type LeaseLossReason } from '../errors/lease-lost.js';
+import type { KeyWatch, KeyWatchEvent } from '../waiting/key-watch.js';
+import type { LeaseOps } from '../waiting/lease-ops.js';
+import type { LeaseHandle } from './lease-handle.js';
+import { believedUntil, nextRenewAt, renewDeadlineMs, retryRenewAt, revisionAfter } from './renew-schedule.js';
+
+/**
+ * Endings after which the key may still carry our owner value, so the handle deletes it: others should
+ * not wait a TTL for a lease nobody uses. After the other endings the key is already gone or someone else's.
+ */
+const RELEASE_AFTER: ReadonlySet<LeaseLossReason> = new Set(['expired', 'renew-failed', 'closed']);
+
+/**
+ * The `LeaseHandle` implementation. Three things can end it, whichever comes first:
+ * - the renew loop: a renew every ttl/3 from the last success's send time; a renew answering false ends it;
+ * - the expiry timer, re-armed from each successful renew's send time: no renew succeeded in time;
+ * - a watch on the key from the revision after our acquire: the key deleted or written by another owner.
+ * Timers are unref'd: a held lease alone does not keep the process alive (it then expires by its TTL).
+ */
+export class HeldLease implements LeaseHandle {
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  /** Aborts an in-flight renew when the handle ends. */
+  private readonly renewing = new AbortController();
+  private until = 0;
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private watch: KeyWatch | undefined;
+  private renewFailures = 0;
+  private ended = false;
+  /** The release started when the handle ended by itself (expired, renew failed, closed). */
+  private cleanup: Promise<void> | undefined;
+  private releasing: Promise<void> | undefined;
+  private readonly onClosing = () => this.end('closed');
+
+  constructor(
+    private readonly ops: LeaseOps,
+    readonly key: string,
+    readonly owner: string,
+    private readonly ttlMs: number,
+    readonly fencingToken: string,
+    acquiredSentAt: number,
+  ) {
+    this.signal = this.controller.signal;
+    ops.observer.holdStarted();
+    this.renewed(acquiredSentAt);
+    this.watch = ops.watch(key, (event) => this.onWatch(event), revisionAfter(fencingToken));
+    if (ops.lifecycle.closing.aborted) this.onClosing();
+    else ops.lifecycle.closing.addEventListener('abort', this.onClosing, { once: true });
+  }
+
+  release(): Promise<void> {
+    this.releasing ??= this.releaseOnce();
+    return this.releasing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.release();
+  }
+
+  private async releaseOnce(): Promise<void> {
+    if (this.end('released')) await this.ops.release(this.key, this.owner);
+    else await this.cleanup;
+  }
+
+  private onWatch(event: KeyWatchEvent): void {
+    switch (event.type) {
+      case 'delete':
+        this.end('deleted');
+        break;
+      case 'put':
+        // Our own renews write our value; any other value means the key changed hands.
+        if (event.owner !== this.owner) this.end('taken');
+        break;
+      case 'broken':
+        // Changes between the old watch's last event and a new watch could be missed: a renew settles it.
+        this.watch?.close();
+        this.watch = this.ops.watch(this.key, (e) => this.onWatch(e));
+        this.scheduleRenew(performance.now());
+        break;
+      case 'connected':
+      case 'disconnected':
+        break; // etcd3 resumes the watch after its last seen revision: nothing is missed across a reconnect
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (this.ended) return;
+    const sentAt = performance.now();
+    let renewed: boolean;
+    try {
+      renewed = await this.ops.renew(this.key, this.owner, this.ttlMs, {
+        signal: this.renewing.signal,
+        deadlineMs: renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs),
+      });
+    } catch (error) {
+      if (this.ended) return;
+      if (isLeaseError(error) && error.retryable) {
+        // The expiry timer ends the handle if no retry succeeds in time.
+        this.renewFailures++;
+        this.scheduleRenew(retryRenewAt(performance.now(), this.until, this.renewFailures));
+      } else {
+        this.end('renew-failed', error);
+      }
+      return;
+    }
+    if (this.ended) return;
+    if (!renewed) {
+      this.end('renew-refused');
+      return;
+    }
+    this.renewFailures = 0;
+    this.renewed(sentAt);
+  }
+
+  /** A write sent at `sentAt` succeeded: the belief window now ends ttlMs after it. */
+  private renewed(sentAt: number): void {
+    this.until = believedUntil(sentAt, this.ttlMs);
+    clearTimeout(this.expiryTimer);
+    this.expiryTimer = setTimeout(() => this.end('expired'), Math.max(0, this.until - performance.now()));
+    this.expiryTimer.unref();
+    this.scheduleRenew(nextRenewAt(sentAt, this.ttlMs));
+  }
+
+  private scheduleRenew(at: number): void {
+    clearTimeout(this.renewTimer);
+    this.renewTimer = setTimeout(() => void this.renew(), Math.max(0, at - performance.now()));
+    this.renewTimer.unref();
+  }
+
+  /** Ends the handle once; returns false if it had already ended. */
+  private end(reason: LeaseLossReason, cause?: unknown): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    clearTimeout(this.expiryTimer);
+    clearTimeout(this.renewTimer);
+    this.watch?.close();
+    this.renewing.abort();
+    this.ops.lifecycle.closing.removeEventListener('abort', this.onClosing);
+    this.ops.observer.holdEnded();
+    // A renew answering false was already reported by the provider's renew path.
+    if (reason !== 'renew-refused') this.ops.observer.lost(this.key, this.owner, reason);
+    if (RELEASE_AFTER.has(reason)) {
+      this.cleanup = this.ops.release(this.key, this.owner).catch((error: unknown) => {
+        this.ops.logger.warn?.('could not release an ended lease handle; the key expires by its TTL', {
+          key: this.key,
+          owner: this.owner,
+          error,
+        });
+      });
+      this.ops.lifecycle.track(this.cleanup);
+    }
+    this.controller.abort(new LeaseLostError(this.key, this.owner, reason, cause));
+    return true;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Timing of a held lease. All times are `performance.now()` milliseconds.
+ *
+ * A holder may believe it owns the key from its acquire until (send time of its last successful
+ * acquire/renew) + ttlMs: etcd never expires the key earlier (see the provider's TTL guarantee).
+ * The handle's signal fires a little before that instant, because timers fire late, never early.
+ */
+
+/** Safety margin before the belief window's end: 10 % of the TTL, at most 250 ms. */
+export function expiryMarginMs(ttlMs: number): number {
+  return Math.min(250, ttlMs / 10);
+}
+
+/** When the handle stops believing it holds the lease, given the send time of its last successful write. */
+export function believedUntil(sentAt: number, ttlMs: number): number {
+  return sentAt + ttlMs - expiryMarginMs(ttlMs);
+}
+
+/** Renew about every ttl/3 after the last successful write, as Mastra's runtime does: two renews may fail before the lease is lost. */
+export function nextRenewAt(sentAt: number, ttlMs: number): number {
+  return sentAt + ttlMs / 3;
+}
+
+/**
+ * After `failures` consecutive failed renews (1 = the first): retry soon, exponentially from 100 ms,
+ * but never later than halfway to the end of the belief window, so several retries fit before it closes.
+ */
+export function retryRenewAt(now: number, until: number, failures: number): number {
+  const backoff = 100 * 2 ** Math.max(0, Math.min(failures - 1, 10));
+  return now + Math.max(0, Math.min(backoff, (until - now) / 2));
+}
+
+/** Deadline of one renew call: no later than the end of the belief window (a later answer is useless), nor the provider's deadline. */
+export function renewDeadlineMs(now: number, until: number, providerDeadlineMs: number): number {
+  return Math.max(1, Math.min(providerDeadlineMs, until - now));
+}
+
+/** The revision right after `fencingToken`: a handle's watch starts there, so it misses no change after its own acquire. */
+export function revisionAfter(fencingToken: string): string {
+  return (BigInt(fencingToken) + 1n).toString();
+}

@@ -1,0 +1,122 @@
+import { metrics, type MeterProvider, type ObservableCallback } from '@opentelemetry/api';
+import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
+import type { LeaseLossReason } from '../errors/lease-lost.js';
+import type { AcquireResult } from '../operations/acquire.js';
+import type { LeaseLogger } from '../options.js';
+import type { CircuitState, LeaseEvent, LeaseEventListener } from './events.js';
+import { CIRCUIT_STATE_VALUE, createInstruments, METER_NAME, type Instruments } from './instruments.js';
+
+export interface ObserverOptions {
+  onEvent?: LeaseEventListener | undefined;
+  meterProvider?: MeterProvider | undefined;
+  logger: LeaseLogger;
+}
+
+/**
+ * The one place where the provider reports what happens: to the `onEvent` listener and to OpenTelemetry
+ * instruments. Reporting never changes an operation's outcome: a throwing listener is logged and ignored.
+ */
+export class LeaseObserver {
+  private readonly onEvent: LeaseEventListener | undefined;
+  private readonly logger: LeaseLogger;
+  private readonly instruments: Instruments;
+  private readonly circuits = new Map<string, CircuitState>();
+  private readonly observeCircuits: ObservableCallback<{ endpoint: string }>;
+
+  constructor(options: ObserverOptions) {
+    if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
+      throw new LeaseArgumentTypeError('options.onEvent', 'must be a function (event) => void');
+    }
+    const meterProvider = options.meterProvider ?? metrics;
+    if (typeof meterProvider?.getMeter !== 'function') {
+      throw new LeaseArgumentTypeError('options.meterProvider', 'must be an OpenTelemetry MeterProvider');
+    }
+    this.onEvent = options.onEvent;
+    this.logger = options.logger;
+    this.instruments = createInstruments(meterProvider.getMeter(METER_NAME));
+    this.observeCircuits = (result) => {
+      for (const [endpoint, state] of this.circuits) result.observe(CIRCUIT_STATE_VALUE[state], { endpoint });
+    };
+    this.instruments.circuitState.addCallback(this.observeCircuits);
+  }
+
+  /** Times one acquire and reports its result. */
+  async timeAcquire(key: string, owner: string, run: () => Promise<AcquireResult>): Promise<AcquireResult> {
+    const startedAt = performance.now();
+    let result: AcquireResult;
+    try {
+      result = await run();
+    } catch (error) {
+      this.instruments.acquireDuration.record(seconds(startedAt), { result: 'error' });
+      throw error;
+    }
+    const durationMs = performance.now() - startedAt;
+    if (result.acquired) {
+      this.instruments.acquireDuration.record(durationMs / 1000, { result: 'acquired' });
+      this.emit({ type: 'acquired', key, owner, fencingToken: result.fencingToken ?? '', durationMs });
+    } else {
+      this.instruments.acquireDuration.record(durationMs / 1000, { result: 'contended' });
+      this.instruments.contention.add(1);
+      this.emit({ type: 'contended', key, owner, holder: result.owner, durationMs });
+    }
+    return result;
+  }
+
+  /** A renew answered false: the caller has lost the lease. */
+  async watchRenew(key: string, owner: string, renew: Promise<boolean>): Promise<boolean> {
+    const renewed = await renew;
+    if (!renewed) this.lost(key, owner, 'renew-refused');
+    return renewed;
+  }
+
+  /** A holder learned it lost its lease. `released` and `closed` are endings, not losses: not counted. */
+  lost(key: string, owner: string, reason: LeaseLossReason): void {
+    if (reason === 'released' || reason === 'closed') return;
+    this.instruments.lost.add(1, { reason });
+    this.emit({ type: 'lost', key, owner, reason });
+  }
+
+  batch(size: number): void {
+    this.instruments.batchSize.record(size);
+  }
+
+  circuit(endpoint: string, state: CircuitState): void {
+    if (this.circuits.get(endpoint) === state) return;
+    this.circuits.set(endpoint, state);
+    this.emit({ type: 'circuit', endpoint, state });
+  }
+
+  waiterStarted(): void {
+    this.instruments.waiters.add(1);
+  }
+
+  waiterEnded(): void {
+    this.instruments.waiters.add(-1);
+  }
+
+  holdStarted(): void {
+    this.instruments.holds.add(1);
+  }
+
+  holdEnded(): void {
+    this.instruments.holds.add(-1);
+  }
+
+  /** Detaches the observable callback, so a closed provider stops reporting circuit states. */
+  close(): void {
+    this.instruments.circuitState.removeCallback(this.observeCircuits);
+  }
+
+  private emit(event: LeaseEvent): void {
+    if (!this.onEvent) return;
+    try {
+      this.onEvent(event);
+    } catch (error) {
+      this.logger.warn?.('options.onEvent threw; the event is dropped', { type: event.type, error });
+    }
+  }
+}
+
+function seconds(startedAt: number): number {
+  return (performance.now() - startedAt) / 1000;
+}

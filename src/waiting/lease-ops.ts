@@ -1,0 +1,25 @@
+import type { LeaseCallOptions } from '../call-options.js';
+import type { LeaseObserver } from '../metrics/observer.js';
+import type { AcquireResult } from '../operations/acquire.js';
+import type { LeaseLogger } from '../options.js';
+import type { OpenKeyWatch } from './key-watch.js';
+import type { Lifecycle } from './lifecycle.js';
+
+/**
+ * The provider as waiters and handles see it: the lease operations on already validated arguments,
+ * a key watch, and the provider's lifecycle. Keeping this narrow lets the waiting and renewing logic
+ * be tested against a fake without a cluster.
+ */
+export interface LeaseOps {
+  acquire(key: string, owner: string, ttlMs: number): Promise<AcquireResult>;
+  renew(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean>;
+  release(key: string, owner: string): Promise<void>;
+  /** Deletes the key only if it still is the write with revision `fencingToken` by `owner`. */
+  releaseWrite(key: string, owner: string, fencingToken: string): Promise<void>;
+  watch: OpenKeyWatch;
+  /** The provider's per-call deadline (`deadlineMs`). */
+  readonly deadlineMs: number;
+  readonly lifecycle: Lifecycle;
+  readonly observer: LeaseObserver;
+  readonly logger: LeaseLogger;
+}
