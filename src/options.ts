@@ -1,4 +1,6 @@
+import type { MeterProvider } from '@opentelemetry/api';
 import type { Etcd3, IOptions } from 'etcd3';
+import type { LeaseEventListener } from './metrics/events.js';
 
 /** Where debug and warning messages go. Both methods are optional. */
 export interface LeaseLogger {
@@ -60,4 +62,14 @@ export interface EtcdLeaseProviderOptions {
   readConsistency?: 'linearizable' | 'serializable';
   /** Receives debug and warning messages. Silent by default. */
   logger?: LeaseLogger;
+  /**
+   * Called synchronously with every `LeaseEvent`: acquired, contended, lost, circuit state changes.
+   * Events carry the key and owner. An exception it throws is logged and ignored.
+   */
+  onEvent?: LeaseEventListener;
+  /**
+   * Where the provider's OpenTelemetry metrics go (meter name `etcd-lease-provider`).
+   * @default the global MeterProvider of `@opentelemetry/api` (a no-op until the application installs an SDK)
+   */
+  meterProvider?: MeterProvider;
 }

@@ -1,6 +1,9 @@
 import type { LeaseProvider } from '@mastra/core/events';
 import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
 import type { LeaseCallOptions } from './call-options.js';
+import { hold } from './handles/hold.js';
+import type { LeaseHandle } from './handles/lease-handle.js';
+import { LeaseObserver } from './metrics/observer.js';
 import { GroupCommitter } from './commit/group-committer.js';
 import { ProviderClosedError } from './errors/closed.js';
 import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
@@ -17,6 +20,13 @@ import type { EtcdLeaseProviderOptions } from './options.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { CallRunner, type AttemptContext } from './transport/call-runner.js';
 import { createEtcdClient } from './transport/etcd-client.js';
+import { adaptWatcher } from './waiting/key-watch.js';
+import type { LeaseOps } from './waiting/lease-ops.js';
+import { Lifecycle } from './waiting/lifecycle.js';
+import { releaseTokenTxn } from './waiting/release-token.js';
+import { checkWaitOptions } from './waiting/stop.js';
+import type { WaitForLeaseOptions, WaitForLeaseResult } from './waiting/wait-options.js';
+import { waitForLease } from './waiting/wait-for-lease.js';
 
 /** What `getLease` reports about a held lease. */
 export interface LeaseInfo {
@@ -40,6 +50,9 @@ export class EtcdLeaseProvider implements LeaseProvider {
   private readonly runner: CallRunner;
   private readonly committer: GroupCommitter;
   private readonly pool: LeasePool;
+  private readonly observer: LeaseObserver;
+  private readonly lifecycle = new Lifecycle();
+  private readonly leaseOps: LeaseOps;
   private closed = false;
   /** Aborted by close(): every call still in flight then rejects with ProviderClosedError. */
   private readonly lifetime = new AbortController();
@@ -51,18 +64,21 @@ export class EtcdLeaseProvider implements LeaseProvider {
     // No network call happens here: etcd3 connects lazily on the first request.
     this.client = client ?? createEtcdClient(options, hosts!);
     this.prefixBytes = Buffer.from(this.options.prefix, 'utf8');
+    this.observer = new LeaseObserver({ onEvent: options.onEvent, meterProvider: options.meterProvider, logger });
     this.runner = new CallRunner(this.options.attemptTimeoutMs, this.options.prefix);
     this.committer = new GroupCommitter((request, deadline) => this.sendTxn(request, deadline), {
       maxBatchSize: this.options.maxBatchSize,
       maxInFlight: 4,
       maxBatchBytes: 1024 * 1024,
       onDegrade: (message) => logger.warn?.(message),
+      onBatch: (size) => this.observer.batch(size),
     });
     this.pool = new LeasePool(
       (ttlSeconds) => this.grantLease(ttlSeconds),
       this.options.leaseBucketMs,
       (error) => logger.warn?.('background lease grant failed', { error }),
     );
+    this.leaseOps = this.createLeaseOps();
   }
 
   /** The prefix every key of this provider lies under. */
@@ -73,15 +89,13 @@ export class EtcdLeaseProvider implements LeaseProvider {
   async acquireLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResult> {
     const etcdKey = this.checkKey('acquireLease', key, owner);
     checkTtl(ttlMs);
-    return this.write('acquireLease', etcdKey, ttlMs, call, (lease) => acquireTxn(etcdKey, owner, lease), (o) =>
-      decodeAcquire(o, owner),
-    );
+    return this.acquire(etcdKey, key, owner, ttlMs, call);
   }
 
   async renewLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
     const etcdKey = this.checkKey('renewLease', key, owner);
     checkTtl(ttlMs);
-    return this.write('renewLease', etcdKey, ttlMs, call, (lease) => renewTxn(etcdKey, owner, lease), decodeRenew);
+    return this.renew(etcdKey, key, owner, ttlMs, call);
   }
 
   async releaseLease(key: string, owner: string, call?: LeaseCallOptions): Promise<void> {
@@ -114,14 +128,83 @@ export class EtcdLeaseProvider implements LeaseProvider {
     return { owner: record.owner, fencingToken: record.fencingToken, ttlRemainingMs: Math.max(0, Number(ttl.TTL)) * 1000 };
   }
 
-  /** Stops all work, rejects queued calls, and closes the etcd client if this provider created it. */
+  /**
+   * Resolves once `owner` holds `key`: tries to acquire, and while another owner holds it waits on an
+   * etcd watch of the key (release, expiry, transfer to `owner`) before trying again. Rejects with
+   * `LeaseWaitTimeoutError` after `timeoutMs`, `LeaseAbortedError` when `signal` aborts, `ProviderClosedError`
+   * on `close()`; a waiter that gives up never leaves the key held.
+   */
+  async waitForLease(key: string, owner: string, ttlMs: number, options?: WaitForLeaseOptions): Promise<WaitForLeaseResult> {
+    this.checkKey('waitForLease', key, owner);
+    checkTtl(ttlMs);
+    checkWaitOptions(options);
+    return (await waitForLease(this.leaseOps, key, owner, ttlMs, options)).result;
+  }
+
+  /**
+   * Waits like `waitForLease`, then renews the lease about every ttlMs/3 until the handle is released.
+   * `handle.signal` aborts as soon as the lease is known lost; `await using` releases it.
+   */
+  async hold(key: string, owner: string, ttlMs: number, options?: WaitForLeaseOptions): Promise<LeaseHandle> {
+    this.checkKey('hold', key, owner);
+    checkTtl(ttlMs);
+    checkWaitOptions(options);
+    return hold(this.leaseOps, key, owner, ttlMs, options);
+  }
+
+  /**
+   * Stops all work, rejects queued calls, and closes the etcd client if this provider created it.
+   * Waiters reject with `ProviderClosedError`; held handles end and are released (waiting at most `deadlineMs`).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.lifecycle.close(this.options.deadlineMs);
+    this.observer.close();
     this.lifetime.abort(new ProviderClosedError('call in flight'));
     this.committer.close();
     this.pool.close();
     if (this.ownsClient) this.client.close();
+  }
+
+  private acquire(etcdKey: Buffer, key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResult> {
+    return this.observer.timeAcquire(key, owner, () =>
+      this.write('acquireLease', etcdKey, ttlMs, call, (lease) => acquireTxn(etcdKey, owner, lease), (o) => decodeAcquire(o, owner)),
+    );
+  }
+
+  private renew(etcdKey: Buffer, key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
+    const renewed = this.write('renewLease', etcdKey, ttlMs, call, (lease) => renewTxn(etcdKey, owner, lease), decodeRenew);
+    return this.observer.watchRenew(key, owner, renewed);
+  }
+
+  /** The provider as waiters and handles use it: arguments already checked, no `assertOpen` (they clean up during close). */
+  private createLeaseOps(): LeaseOps {
+    return {
+      acquire: (key, owner, ttlMs) => this.acquire(this.encode(key), key, owner, ttlMs),
+      renew: (key, owner, ttlMs, call) => this.renew(this.encode(key), key, owner, ttlMs, call),
+      release: (key, owner) => {
+        const etcdKey = this.encode(key);
+        return this.write('releaseLease', etcdKey, undefined, undefined, () => releaseTxn(etcdKey, owner), () => undefined);
+      },
+      releaseWrite: (key, owner, token) => {
+        const etcdKey = this.encode(key);
+        return this.write('releaseLease', etcdKey, undefined, undefined, () => releaseTokenTxn(etcdKey, owner, token), () => undefined);
+      },
+      watch: (key, onEvent, startRevision) => {
+        const builder = this.client.watch().key(this.encode(key));
+        if (startRevision !== undefined) builder.startRevision(startRevision);
+        return adaptWatcher(builder.watcher(), onEvent);
+      },
+      deadlineMs: this.options.deadlineMs,
+      lifecycle: this.lifecycle,
+      observer: this.observer,
+      logger: this.options.logger,
+    };
+  }
+
+  private encode(key: string): Buffer {
+    return encodeKey(this.prefixBytes, key);
   }
 
   private async readRecord(operation: string, key: string, call: LeaseCallOptions | undefined): Promise<LeaseRecord | undefined> {
