@@ -1,0 +1,44 @@
+import type { ClusterOptions } from './cluster.js';
+import type { ClusterLayout, MemberLayout } from './cluster-layout.js';
+
+export interface AdvertisedUrls {
+  /** Client proxy of this member. */
+  readonly clientUrl: string;
+  /** Peer proxy of every member, by index. */
+  readonly peerUrls: readonly string[];
+}
+
+/**
+ * etcd's command line for one member. Members listen on their own ports but advertise the
+ * proxies' URLs: peers dial each other through the peer proxies, which is what lets a
+ * blackhole cut a member off. All members must agree on --initial-cluster because member IDs
+ * are derived from the advertised peer URLs.
+ * On restart the same flags are used; etcd ignores the --initial-* ones once the data dir has
+ * a member in it.
+ */
+export function etcdArgs(
+  layout: ClusterLayout,
+  member: MemberLayout,
+  urls: AdvertisedUrls,
+  options: ClusterOptions,
+): string[] {
+  const initialCluster = layout.members.map((m) => `${m.name}=${urls.peerUrls[m.index]}`).join(',');
+  const args = [
+    `--name=${member.name}`,
+    `--data-dir=${member.dataDir}`,
+    `--listen-client-urls=http://127.0.0.1:${member.clientPort}`,
+    `--advertise-client-urls=${urls.clientUrl}`,
+    `--listen-peer-urls=http://127.0.0.1:${member.peerPort}`,
+    `--initial-advertise-peer-urls=${urls.peerUrls[member.index]}`,
+    `--initial-cluster=${initialCluster}`,
+    '--initial-cluster-state=new',
+    `--initial-cluster-token=${layout.token}`,
+    // 3.4 defaults to the deprecated capnslog; zap's JSON lines are easier to grep in failures.
+    '--logger=zap',
+    '--log-outputs=stderr',
+  ];
+  if (options.heartbeatMs !== undefined) args.push(`--heartbeat-interval=${options.heartbeatMs}`);
+  if (options.electionTimeoutMs !== undefined) args.push(`--election-timeout=${options.electionTimeoutMs}`);
+  args.push(...(options.extraArgs ?? []));
+  return args;
+}

@@ -1,0 +1,26 @@
+import type { MemberLayout } from './cluster-layout.js';
+
+/** Everything needed to (re)start one member: where it lives and its etcd command line. */
+export interface MemberLaunch extends MemberLayout {
+  readonly args: readonly string[];
+}
+
+/**
+ * How members are run: child processes or containers. Only process control lives here;
+ * proxies, health checks and faults are shared by both drivers (see managed-cluster.ts).
+ */
+export interface MemberDriver {
+  /** Starts etcd for the member; resolves once it runs, not once it serves. */
+  start(member: MemberLaunch): Promise<void>;
+  /** Hard kill; resolves once the member is gone and its ports can be bound again. */
+  kill(index: number): Promise<void>;
+  pause(index: number): Promise<void>;
+  resume(index: number): Promise<void>;
+  /**
+   * Why the member cannot serve right now (killed, paused, exited), or undefined when it is
+   * running. Lets health waits fail at once instead of running into their timeout.
+   */
+  unavailable(index: number): string | undefined;
+  /** Kills every member; safe to call more than once. */
+  stopAll(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+import { request } from 'node:http';
+
+/**
+ * Questions asked of one member directly on its own client port, bypassing its proxy: the
+ * harness must see the truth about a member even while the tests' view of it is faulted.
+ * Plain HTTP/1.1 (etcd serves /health and the gRPC gateway beside gRPC on the client port),
+ * one connection per probe, so nothing lingers when a member is killed or paused.
+ */
+
+export interface MemberStatus {
+  /** uint64 IDs as the decimal strings the gateway's JSON uses: compare, never do maths. */
+  readonly memberId: string;
+  /** "0" while the member knows no leader. */
+  readonly leaderId: string;
+  readonly raftTerm: number;
+}
+
+/** True when the member has a leader and can get a quorum read through raft (etcd's /health). */
+export async function isMemberHealthy(clientPort: number, timeoutMs: number): Promise<boolean> {
+  const body = await httpCall(clientPort, 'GET', '/health', undefined, timeoutMs);
+  return (parseJson(body) as { health?: unknown } | undefined)?.health === 'true';
+}
+
+/** The member's own view of the cluster, or undefined when it does not answer in time. */
+export async function fetchMemberStatus(clientPort: number, timeoutMs: number): Promise<MemberStatus | undefined> {
+  const body = await httpCall(clientPort, 'POST', '/v3/maintenance/status', '{}', timeoutMs);
+  const status = parseJson(body) as { header?: { member_id?: string }; leader?: string; raftTerm?: string } | undefined;
+  if (status?.header?.member_id === undefined) return undefined;
+  return {
+    memberId: status.header.member_id,
+    leaderId: status.leader ?? '0',
+    raftTerm: Number(status.raftTerm ?? 0),
+  };
+}
+
+/** A member cut off mid-answer sends a truncated body: treat it like no answer. */
+function parseJson(body: string | undefined): unknown {
+  if (body === undefined) return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The response body of a 2xx answer; undefined for any failure, since callers poll anyway. */
+function httpCall(
+  port: number,
+  method: 'GET' | 'POST',
+  path: string,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: '127.0.0.1', port, method, path, agent: false, timeout: timeoutMs, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(res.statusCode !== undefined && res.statusCode < 300 ? text : undefined));
+        res.on('error', () => resolve(undefined));
+      },
+    );
+    // `timeout` only covers idle sockets; the deadline covers a member that accepts and stalls.
+    const deadline = setTimeout(() => req.destroy(), timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end(body);
+  });
+}
