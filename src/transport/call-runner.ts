@@ -46,7 +46,7 @@ export class CallRunner {
     this.policy = retry(
       handleWhen((e) => !(e instanceof Fatal)),
       // Decorrelated jitter (cockatiel's default generator) spreads retries of many clients after a leader loss.
-      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: new ExponentialBackoff({ initialDelay: 10, maxDelay: 250 }) },
+      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: new ExponentialBackoff({ initialDelay: 10, maxDelay: 100 }) },
     ).dangerouslyUnref(); // a pending backoff must not keep a closing process alive
   }
 
