@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ProviderClosedError } from '../errors/closed.js';
+import { LeaseLostError } from '../errors/lease-lost.js';
+import { FakeLeaseStore, until } from '../waiting/test-support.js';
+import { hold } from './hold.js';
+
+const K = 'k';
+const TTL = 300;
+
+function reasonOf(signal: AbortSignal): string | undefined {
+  return signal.aborted ? (signal.reason as LeaseLostError).reason : undefined;
+}
+
+describe('hold (against an in-memory store)', () => {
+  it('renews about every ttl/3 while held and watches from the revision after its acquire', async () => {
+    const store = new FakeLeaseStore();
+    const handle = await hold(store.ops, K, 'A', TTL, undefined);
+    expect(store.watches[0]!.startRevision).toBe(String(Number(handle.fencingToken) + 1));
+    store.connectWatches();
+    const startedAt = performance.now();
+    await until(() => store.calls.filter((c) => c === 'renew A').length >= 6, 3000, 'six renews');
+    const elapsed = performance.now() - startedAt;
+    expect(elapsed).toBeGreaterThan(5 * (TTL / 3) - 20);
+    expect(elapsed).toBeLessThan(6 * (TTL / 3) + 300);
+    expect(handle.signal.aborted).toBe(false);
+    await handle.release();
+  });
+
+  it('a renew answering false aborts the signal at once', async () => {
+    const store = new FakeLeaseStore();
+    const handle = await hold(store.ops, K, 'A', TTL, undefined);
+    store.renewAnswer = false;
+    await until(() => handle.signal.aborted, 1000, 'the signal');
+    expect(handle.signal.reason).toBeInstanceOf(LeaseLostError);
+    expect(reasonOf(handle.signal)).toBe('renew-refused');
+  });
+
+  it('the watch seeing the key deleted aborts the signal before any renew would notice', async () => {
+    const store = new FakeLeaseStore();
+    const handle = await hold(store.ops, K, 'A', 60_000, undefined); // first renew only after 20 s
+    store.connectWatches();
+    store.delete(K);
+    expect(reasonOf(handle.signal)).toBe('deleted');
+  });
+
+  it('the watch seeing another owner written (transferred away) aborts with "taken"', async () => {
+    const store = new FakeLeaseStore();
+    const handle = await hold(store.ops, K, 'A', 60_000, undefined);
+    store.connectWatches();
+    store.put(K, 'A'); // our own renew: still held
+    expect(handle.signal.aborted).toBe(false);
+    store.put(K, 'B');
+    expect(reasonOf(handle.signal)).toBe('taken');
+  });
+
+  it('when renews hang, the signal aborts by (last successful send time) + ttl and the key is released', async () => {
+    const store = new FakeLeaseStore();
+    const sentAt = performance.now();
+    const handle = await hold(store.ops, K, 'A', TTL, undefined);
+    const openGate = store.holdRenews();
+    await until(() => handle.signal.aborted, 2000, 'the signal');
+    const abortedAfter = performance.now() - sentAt;
+    expect(reasonOf(handle.signal)).toBe('expired');
+    expect(abortedAfter).toBeLessThanOrEqual(TTL + 15); // timer lateness
+    expect(abortedAfter).toBeGreaterThan(TTL - 50);
+    await until(() => store.calls.includes('release A'), 1000, 'the release');
+    expect(store.values.has(K)).toBe(false);
+    openGate();
+  });
+
+  it('release() aborts the signal as "released", deletes the key and is idempotent', async () => {
+    const store = new FakeLeaseStore();
+    const handle = await hold(store.ops, K, 'A', TTL, undefined);
+    await Promise.all([handle.release(), handle.release()]);
+    expect(reasonOf(handle.signal)).toBe('released');
+    expect(store.calls.filter((c) => c === 'release A')).toHaveLength(1);
+    expect(store.values.has(K)).toBe(false);
+    const renews = store.calls.filter((c) => c.startsWith('renew')).length;
+    await new Promise((r) => setTimeout(r, TTL));
+    expect(store.calls.filter((c) => c.startsWith('renew')).length).toBe(renews);
+  });
+
+  it('await using releases at the end of the scope', async () => {
+    const store = new FakeLeaseStore();
+    let signal: AbortSignal | undefined;
+    {
+      await using handle = await hold(store.ops, K, 'A', TTL, undefined);
+      signal = handle.signal;
+      expect(store.values.get(K)?.owner).toBe('A');
+    }
+    expect(signal.aborted).toBe(true);
+    expect(store.values.has(K)).toBe(false);
+  });
+
+  it('closing ends every handle as "closed" and releases its key before close resolves', async () => {
+    const store = new FakeLeaseStore();
+    const a = await hold(store.ops, 'a', 'A', TTL, undefined);
+    const b = await hold(store.ops, 'b', 'B', TTL, undefined);
+    await store.lifecycle.close(1000);
+    expect([reasonOf(a.signal), reasonOf(b.signal)]).toEqual(['closed', 'closed']);
+    expect(store.values.size).toBe(0);
+    expect(store.openWatches()).toHaveLength(0);
+    await expect(hold(store.ops, 'c', 'C', TTL, undefined)).rejects.toBeInstanceOf(ProviderClosedError);
+  });
+});

@@ -1,0 +1,135 @@
+import type { Meter, MeterProvider } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
+import type { LeaseEvent } from './events.js';
+import { METER_NAME, METRIC } from './instruments.js';
+import { LeaseObserver } from './observer.js';
+
+interface Recorded {
+  name: string;
+  value: number;
+  attributes: Record<string, unknown> | undefined;
+}
+
+/** Just enough of an OpenTelemetry MeterProvider to see what the observer records. */
+function recordingMeterProvider() {
+  const records: Recorded[] = [];
+  const callbacks: Array<{ name: string; cb: (r: { observe(v: number, a?: Record<string, unknown>): void }) => void }> = [];
+  const created: Array<{ name: string; unit: string | undefined }> = [];
+  const meters: string[] = [];
+  const instrument = (name: string, options?: { unit?: string }) => {
+    created.push({ name, unit: options?.unit });
+    const record = (value: number, attributes?: Record<string, unknown>) => records.push({ name, value, attributes });
+    return {
+      record,
+      add: record,
+      addCallback: (cb: never) => callbacks.push({ name, cb }),
+      removeCallback: (cb: never) => {
+        const i = callbacks.findIndex((c) => c.cb === cb);
+        if (i >= 0) callbacks.splice(i, 1);
+      },
+    };
+  };
+  const meter = {
+    createHistogram: instrument,
+    createCounter: instrument,
+    createUpDownCounter: instrument,
+    createObservableGauge: instrument,
+  } as unknown as Meter;
+  const provider: MeterProvider = {
+    getMeter: (name: string) => {
+      meters.push(name);
+      return meter;
+    },
+  };
+  const collect = () => {
+    const observed: Recorded[] = [];
+    for (const { name, cb } of callbacks) cb({ observe: (value, attributes) => observed.push({ name, value, attributes }) });
+    return observed;
+  };
+  return { provider, records, created, meters, collect };
+}
+
+describe('LeaseObserver', () => {
+  it('records acquire latency in seconds by result, and counts contention, with no key or owner label', async () => {
+    const m = recordingMeterProvider();
+    const events: LeaseEvent[] = [];
+    const observer = new LeaseObserver({ meterProvider: m.provider, onEvent: (e) => events.push(e), logger: {} });
+    await observer.timeAcquire('secret-key', 'secret-owner', async () => ({ acquired: true, owner: 'secret-owner', fencingToken: '7' }));
+    await observer.timeAcquire('secret-key', 'other', async () => ({ acquired: false, owner: 'secret-owner' }));
+    await expect(observer.timeAcquire('secret-key', 'x', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+
+    expect(m.meters).toEqual([METER_NAME]);
+    const durations = m.records.filter((r) => r.name === METRIC.acquireDuration);
+    expect(durations.map((r) => r.attributes)).toEqual([{ result: 'acquired' }, { result: 'contended' }, { result: 'error' }]);
+    for (const d of durations) expect(d.value).toBeLessThan(1); // seconds, not milliseconds
+    expect(m.created.find((c) => c.name === METRIC.acquireDuration)?.unit).toBe('s');
+    expect(m.records.filter((r) => r.name === METRIC.contention)).toHaveLength(1);
+    expect(JSON.stringify(m.records)).not.toMatch(/secret/);
+    expect(events.map((e) => e.type)).toEqual(['acquired', 'contended']);
+    expect(events[1]).toMatchObject({ key: 'secret-key', owner: 'other', holder: 'secret-owner' });
+  });
+
+  it('counts losses by reason, but not releases or closing', async () => {
+    const m = recordingMeterProvider();
+    const observer = new LeaseObserver({ meterProvider: m.provider, logger: {} });
+    expect(await observer.watchRenew('k', 'A', Promise.resolve(false))).toBe(false);
+    expect(await observer.watchRenew('k', 'A', Promise.resolve(true))).toBe(true);
+    observer.lost('k', 'A', 'deleted');
+    observer.lost('k', 'A', 'released');
+    observer.lost('k', 'A', 'closed');
+    expect(m.records.filter((r) => r.name === METRIC.lost).map((r) => r.attributes)).toEqual([
+      { reason: 'renew-refused' },
+      { reason: 'deleted' },
+    ]);
+  });
+
+  it('reports batch sizes and circuit state per endpoint, and stops observing once closed', () => {
+    const m = recordingMeterProvider();
+    const events: LeaseEvent[] = [];
+    const observer = new LeaseObserver({ meterProvider: m.provider, onEvent: (e) => events.push(e), logger: {} });
+    observer.batch(12);
+    observer.circuit('http://a:2379', 'open');
+    observer.circuit('http://a:2379', 'open'); // no change: no event
+    observer.circuit('http://b:2379', 'closed');
+    expect(m.records.find((r) => r.name === METRIC.batchSize)?.value).toBe(12);
+    expect(m.collect()).toEqual([
+      { name: METRIC.circuitState, value: 2, attributes: { endpoint: 'http://a:2379' } },
+      { name: METRIC.circuitState, value: 0, attributes: { endpoint: 'http://b:2379' } },
+    ]);
+    expect(events).toEqual([
+      { type: 'circuit', endpoint: 'http://a:2379', state: 'open' },
+      { type: 'circuit', endpoint: 'http://b:2379', state: 'closed' },
+    ]);
+    observer.close();
+    expect(m.collect()).toEqual([]);
+  });
+
+  it('a throwing listener is logged and never changes the operation result', async () => {
+    const warnings: string[] = [];
+    const observer = new LeaseObserver({
+      onEvent: () => {
+        throw new Error('listener bug');
+      },
+      logger: { warn: (message) => warnings.push(message) },
+    });
+    await expect(observer.timeAcquire('k', 'A', async () => ({ acquired: true, owner: 'A', fencingToken: '1' }))).resolves.toMatchObject({
+      acquired: true,
+    });
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('rejects a non-function onEvent and a meterProvider without getMeter, naming the option', () => {
+    expect(() => new LeaseObserver({ onEvent: 5 as never, logger: {} })).toThrow(LeaseArgumentTypeError);
+    expect(() => new LeaseObserver({ meterProvider: {} as never, logger: {} })).toThrow(/^options.meterProvider/);
+  });
+
+  it('uses the global no-op meter when no meterProvider is given', async () => {
+    const observer = new LeaseObserver({ logger: {} });
+    await expect(observer.timeAcquire('k', 'A', async () => ({ acquired: false, owner: 'B' }))).resolves.toEqual({
+      acquired: false,
+      owner: 'B',
+    });
+    observer.close();
+  });
+});
