@@ -1,0 +1,37 @@
+import { UsageError } from './usage-error.js';
+
+/**
+ * Lease keys are arbitrary strings: Mastra's are `resourceId + "\u0000" + threadId`, and owners are
+ * long JSON tokens. Printed raw, a NUL or an escape sequence would corrupt the terminal or let a
+ * key impersonate another line, so text output always shows them as JSON string literals.
+ *
+ * JSON.stringify escapes C0 controls but leaves C1 controls (U+0080–U+009F, which include a
+ * one-character CSI), line/paragraph separators and bidi overrides as they are: those are escaped
+ * too, still as `\uXXXX`, so the result remains a valid JSON string that `parseTextArg` reads back.
+ */
+const UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+export function quote(text: string): string {
+  return JSON.stringify(text).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * A key or owner given on the command line. A shell cannot pass a NUL byte in an argument, so an
+ * argument that is a JSON string literal (starts and ends with `"`, as `list` prints keys) is
+ * decoded; anything else is taken literally. A key that itself starts and ends with `"` must
+ * therefore be given JSON-quoted.
+ */
+export function parseTextArg(name: string, arg: string): string {
+  if (arg.length >= 2 && arg.startsWith('"') && arg.endsWith('"')) {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(arg);
+    } catch (error) {
+      throw new UsageError(`${name}: looks JSON-quoted but is not a valid JSON string (${(error as Error).message})`);
+    }
+    if (typeof decoded !== 'string') throw new UsageError(`${name}: must decode to a string`);
+    arg = decoded;
+  }
+  if (arg.length === 0) throw new UsageError(`${name}: must not be empty`);
+  return arg;
+}
