@@ -71,15 +71,16 @@ ${CONNECTION_HELP}`,
   },
 };
 
-export function putEvent(key: string, kv: IKeyValue, previous: IKeyValue | undefined): WatchEvent {
+// etcd3 types `previous` as optional but passes null when the server sent no previous value.
+export function putEvent(key: string, kv: IKeyValue, previous: IKeyValue | null | undefined): WatchEvent {
   const owner = kv.value.toString('utf8');
-  const previousOwner = previous === undefined ? null : previous.value.toString('utf8');
+  const previousOwner = previous == null ? null : previous.value.toString('utf8');
   const event = previousOwner === null ? 'acquired' : previousOwner === owner ? 'renewed' : 'transferred';
   return { event, key, owner, previousOwner, fencingToken: kv.mod_revision, revision: kv.mod_revision };
 }
 
-export function deleteEvent(key: string, kv: IKeyValue, previous: IKeyValue | undefined): WatchEvent {
-  const previousOwner = previous === undefined ? null : previous.value.toString('utf8');
+export function deleteEvent(key: string, kv: IKeyValue, previous: IKeyValue | null | undefined): WatchEvent {
+  const previousOwner = previous == null ? null : previous.value.toString('utf8');
   return { event: 'freed', key, owner: null, previousOwner, fencingToken: null, revision: kv.mod_revision };
 }
 
