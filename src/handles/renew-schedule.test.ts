@@ -24,6 +24,7 @@ describe('renew schedule', () => {
     expect(renewDeadlineMs(0, 10_000, 5000)).toBe(5000);
     expect(renewDeadlineMs(0, 800, 5000)).toBe(800);
     expect(renewDeadlineMs(900, 800, 5000)).toBe(1);
+    expect(renewDeadlineMs(0.25, 1133.9, 5000)).toBe(1133); // whole ms: AbortSignal.timeout rejects fractions
   });
 
   it('the watch starts right after the acquire revision, past 2^53', () => {

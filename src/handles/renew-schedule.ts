@@ -30,9 +30,13 @@ export function retryRenewAt(now: number, until: number, failures: number): numb
   return now + Math.max(0, Math.min(backoff, (until - now) / 2));
 }
 
-/** Deadline of one renew call: no later than the end of the belief window (a later answer is useless), nor the provider's deadline. */
+/**
+ * Deadline of one renew call: no later than the end of the belief window (a later answer is useless),
+ * nor the provider's deadline. Whole milliseconds: the call runner hands it to `AbortSignal.timeout`,
+ * which throws on a fraction.
+ */
 export function renewDeadlineMs(now: number, until: number, providerDeadlineMs: number): number {
-  return Math.max(1, Math.min(providerDeadlineMs, until - now));
+  return Math.max(1, Math.floor(Math.min(providerDeadlineMs, until - now)));
 }
 
 /** The revision right after `fencingToken`: a handle's watch starts there, so it misses no change after its own acquire. */
