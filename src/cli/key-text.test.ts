@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { parseTextArg, quote } from './key-text.js';
+import { UsageError } from './usage-error.js';
+
+describe('quote', () => {
+  it('shows NUL and other control bytes as escapes, never raw', () => {
+    expect(quote('user\u0000thread')).toBe('"user\\u0000thread"');
+    expect(quote('a\nb\u001b[2J')).toBe('"a\\nb\\u001b[2J"');
+  });
+
+  it('escapes C1 controls, line separators and bidi overrides that JSON.stringify leaves raw', () => {
+    const text = 'x\u009b31my\u2028z\u202eevil';
+    const quoted = quote(text);
+    expect(quoted).toBe('"x\\u009b31my\\u2028z\\u202eevil"');
+    expect(/[\u0080-\u009f\u2028\u202e]/.test(quoted)).toBe(false);
+  });
+
+  it('round-trips through parseTextArg: a printed key can be pasted back', () => {
+    for (const text of ['user\u0000thread', 'ключ', '"quoted"', 'x\u009by', '😀 emoji']) {
+      expect(parseTextArg('KEY', quote(text))).toBe(text);
+    }
+  });
+});
+
+describe('parseTextArg', () => {
+  it('takes an unquoted argument literally', () => {
+    expect(parseTextArg('KEY', 'thread-1')).toBe('thread-1');
+    expect(parseTextArg('KEY', 'a\\u0000b')).toBe('a\\u0000b');
+  });
+
+  it('rejects an empty key and a broken JSON literal as usage errors', () => {
+    expect(() => parseTextArg('KEY', '')).toThrow(UsageError);
+    expect(() => parseTextArg('KEY', '"x')).not.toThrow(); // not a JSON literal: taken as it is
+    expect(() => parseTextArg('KEY', '"\\x"')).toThrow(UsageError);
+    expect(() => parseTextArg('KEY', '"\\x"')).toThrow(/KEY: looks JSON-quoted/);
+    expect(() => parseTextArg('KEY', '""')).toThrow(/must not be empty/);
+  });
+});
