@@ -23,11 +23,34 @@ export interface ClusterOptions {
   electionTimeoutMs?: number;
   /** etcd --heartbeat-interval. @default etcd's own, 100 ms */
   heartbeatMs?: number;
+  /**
+   * Serve client URLs over TLS (peers stay plaintext): members listen on https, `endpoints()` are
+   * `https://127.0.0.1:PORT`, and the harness's own probes trust `ca`. @default plaintext
+   */
+  tls?: ClusterTls;
+}
+
+/** PEM file paths for a TLS cluster. */
+export interface ClusterTls {
+  /** CA that signed `cert`; with `clientCertAuth` also the CA client certificates must chain to (--trusted-ca-file). */
+  ca: string;
+  /**
+   * Every member's certificate (--cert-file) and key (--key-file). It needs a SAN for 127.0.0.1, and
+   * with `clientCertAuth` also the clientAuth usage: the harness's probes present it as their client
+   * certificate, as etcd 3.4's own gRPC gateway does.
+   */
+  cert: string;
+  key: string;
+  /** --client-cert-auth: members refuse clients without a certificate signed by `ca`. @default false */
+  clientCertAuth?: boolean;
 }
 
 export interface TestCluster {
   readonly size: number;
-  /** client endpoints as 'http://127.0.0.1:PORT' — these go through per-member TCP fault proxies */
+  /**
+   * client endpoints as 'http://127.0.0.1:PORT' ('https://…' with `tls`) — these go through per-member
+   * TCP fault proxies, which pass TLS through untouched
+   */
   endpoints(): string[];
   /** endpoint of member i only */
   endpoint(i: number): string;

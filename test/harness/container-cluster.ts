@@ -55,7 +55,10 @@ class ContainerMemberDriver implements MemberDriver {
       .withNetworkMode('host')
       // Same path inside as outside, so both drivers share one command line, and a restarted
       // container finds the data the killed one left.
-      .withBindMounts([{ source: member.dataDir, target: member.dataDir, mode: 'rw' }])
+      .withBindMounts([
+        { source: member.dataDir, target: member.dataDir, mode: 'rw' },
+        ...(member.readOnlyFiles ?? []).map((file) => ({ source: file, target: file, mode: 'ro' as const })),
+      ])
       // Run as the host user so the data dir stays removable without root.
       .withUser(hostUser())
       .withCommand([...member.args])

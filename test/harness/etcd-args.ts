@@ -23,10 +23,11 @@ export function etcdArgs(
   options: ClusterOptions,
 ): string[] {
   const initialCluster = layout.members.map((m) => `${m.name}=${urls.peerUrls[m.index]}`).join(',');
+  const clientScheme = options.tls === undefined ? 'http' : 'https';
   const args = [
     `--name=${member.name}`,
     `--data-dir=${member.dataDir}`,
-    `--listen-client-urls=http://127.0.0.1:${member.clientPort}`,
+    `--listen-client-urls=${clientScheme}://127.0.0.1:${member.clientPort}`,
     `--advertise-client-urls=${urls.clientUrl}`,
     `--listen-peer-urls=http://127.0.0.1:${member.peerPort}`,
     `--initial-advertise-peer-urls=${urls.peerUrls[member.index]}`,
@@ -37,6 +38,11 @@ export function etcdArgs(
     '--logger=zap',
     '--log-outputs=stderr',
   ];
+  if (options.tls !== undefined) {
+    // Only the client side: peers stay plaintext, so the peer proxies can still tell senders apart.
+    args.push(`--cert-file=${options.tls.cert}`, `--key-file=${options.tls.key}`);
+    if (options.tls.clientCertAuth === true) args.push('--client-cert-auth', `--trusted-ca-file=${options.tls.ca}`);
+  }
   if (options.heartbeatMs !== undefined) args.push(`--heartbeat-interval=${options.heartbeatMs}`);
   if (options.electionTimeoutMs !== undefined) args.push(`--election-timeout=${options.electionTimeoutMs}`);
   args.push(...(options.extraArgs ?? []));

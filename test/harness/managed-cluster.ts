@@ -9,7 +9,7 @@ import { etcdArgs } from './etcd-args.js';
 import { onProcessExit } from './exit-cleanup.js';
 import { logTail } from './log-tail.js';
 import type { MemberDriver, MemberLaunch } from './member-driver.js';
-import { fetchMemberStatus, isMemberHealthy } from './member-probe.js';
+import { fetchMemberStatus, isMemberHealthy, probeTls, type ProbeTls } from './member-probe.js';
 import { ClusterNetwork } from './network.js';
 import { waitUntil } from './wait.js';
 
@@ -32,13 +32,15 @@ export async function launchCluster(driver: MemberDriver, options: ClusterOption
   let network: ClusterNetwork | undefined;
   let cluster: ManagedCluster | undefined;
   try {
-    network = await ClusterNetwork.create(layout.members);
+    const tls = options.tls;
+    network = await ClusterNetwork.create(layout.members, tls === undefined ? 'http' : 'https');
     const peerUrls = layout.members.map((m) => network!.peerUrl(m.index));
     const launches = layout.members.map((member) => ({
       ...member,
       args: etcdArgs(layout, member, { clientUrl: network!.clientUrl(member.index), peerUrls }, options),
+      readOnlyFiles: tls === undefined ? [] : [tls.ca, tls.cert, tls.key],
     }));
-    cluster = new ManagedCluster(layout, network, driver, launches, forgetLayout);
+    cluster = new ManagedCluster(layout, network, driver, launches, forgetLayout, probeTls(tls));
     // All at once: a member of a new cluster only serves once a quorum has started.
     await Promise.all(launches.map((launch) => driver.start(launch)));
     await cluster.waitHealthy(START_TIMEOUT_MS);
@@ -69,6 +71,7 @@ class ManagedCluster implements TestCluster {
     private readonly driver: MemberDriver,
     private readonly launches: readonly MemberLaunch[],
     private readonly forgetLayout: () => void,
+    private readonly probeTls: ProbeTls | undefined,
   ) {}
 
   get size(): number {
@@ -91,7 +94,7 @@ class ManagedCluster implements TestCluster {
         const statuses = await Promise.all(
           this.layout.members.map((m) =>
             this.driver.unavailable(m.index) === undefined
-              ? fetchMemberStatus(m.clientPort, PROBE_TIMEOUT_MS)
+              ? fetchMemberStatus(m.clientPort, PROBE_TIMEOUT_MS, this.probeTls)
               : undefined,
           ),
         );
@@ -174,7 +177,8 @@ class ManagedCluster implements TestCluster {
   private async probeHealthy(index: number): Promise<true | undefined> {
     const reason = this.driver.unavailable(index);
     if (reason !== undefined) throw new Error(`member ${index} cannot become healthy: ${reason}`);
-    return (await isMemberHealthy(this.layout.members[index]!.clientPort, PROBE_TIMEOUT_MS)) ? true : undefined;
+    const port = this.layout.members[index]!.clientPort;
+    return (await isMemberHealthy(port, PROBE_TIMEOUT_MS, this.probeTls)) ? true : undefined;
   }
 
   private member(i: number) {

@@ -3,6 +3,8 @@ import type { MemberLayout } from './cluster-layout.js';
 /** Everything needed to (re)start one member: where it lives and its etcd command line. */
 export interface MemberLaunch extends MemberLayout {
   readonly args: readonly string[];
+  /** Files the command line names outside the data dir (TLS material): containers mount them read-only. */
+  readonly readOnlyFiles?: readonly string[];
 }
 
 /**

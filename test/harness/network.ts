@@ -19,9 +19,11 @@ export class ClusterNetwork {
   private constructor(
     private readonly clientProxies: readonly FaultProxy[],
     private readonly peerProxies: readonly FaultProxy[],
+    private readonly clientScheme: 'http' | 'https',
   ) {}
 
-  static async create(members: readonly MemberLayout[]): Promise<ClusterNetwork> {
+  /** `clientScheme` only changes the URLs handed out: the proxies forward bytes, TLS included. */
+  static async create(members: readonly MemberLayout[], clientScheme: 'http' | 'https' = 'http'): Promise<ClusterNetwork> {
     // Filled once the peer proxies have ports; identification only runs on later connections.
     const sourceByPeerUrl = new Map<string, string>();
     const identifySource = identifyPeerBySenderUrl((url) => sourceByPeerUrl.get(url));
@@ -45,7 +47,7 @@ export class ClusterNetwork {
         peerProxies.push(peer);
       }
       peerProxies.forEach((proxy, index) => sourceByPeerUrl.set(proxy.url, sourceName(index)));
-      return new ClusterNetwork(clientProxies, peerProxies);
+      return new ClusterNetwork(clientProxies, peerProxies, clientScheme);
     } catch (error) {
       await Promise.all(proxies.map((proxy) => proxy.close()));
       throw error;
@@ -53,7 +55,7 @@ export class ClusterNetwork {
   }
 
   clientUrl(index: number): string {
-    return this.clientProxies[index]!.url;
+    return `${this.clientScheme}://127.0.0.1:${this.clientProxies[index]!.port}`;
   }
 
   peerUrl(index: number): string {
