@@ -28,8 +28,6 @@ import { waitFor } from './support/wait.js';
 
 /** Short enough to keep the suite quick, long enough for etcd's 2 s minimum lease and a busy machine. */
 const TTL_MS = 3000;
-/** Mastra renews every TTL/3. */
-const RENEW_MS = Math.floor(TTL_MS / 3);
 /** How long past its TTL a key may live: the provider's lease bucket (1 s) plus etcd's expiry sweep. */
 const EXPIRY_SLACK_MS = 2500;
 
@@ -234,10 +232,12 @@ describe('agent threads across processes, leases on etcd', () => {
       intervalMs: 20,
     });
     const freedAt = performance.timeOrigin + performance.now();
-    // The last renewal was sent at most one renew interval before the kill, and etcd never
-    // expires a key before the TTL counted from the renewal's send time.
-    expect(freedAt - killedAt).toBeGreaterThanOrEqual(TTL_MS - RENEW_MS - 100);
-    expect(freedAt - killedAt).toBeLessThanOrEqual(TTL_MS + EXPIRY_SLACK_MS + 1000);
+    // etcd may keep a key past its TTL but never drops it early: the thread stayed owned for
+    // at least TTL after the last lease write the victim sent (as far as its reports reached us).
+    const lastHeld = Math.max(...victim!.reports.flatMap((r) => (r.type === 'lease-held' && r.key === target.key ? [r.sentAt] : [])));
+    expect(freedAt - lastHeld).toBeGreaterThanOrEqual(TTL_MS - 50);
+    // ... and not much longer: the provider's lease bucket and etcd's expiry sweep, with room for a busy machine.
+    expect(freedAt - killedAt).toBeLessThanOrEqual(TTL_MS + EXPIRY_SLACK_MS + 3000);
 
     const after = await send(survivor!, 'after-ttl', target);
     expect(after.action).toBe('wake');
@@ -275,6 +275,9 @@ describe('agent threads across processes, leases on etcd', () => {
     expect(samples.filter((s) => s.owner !== long.runId)).toEqual([]);
     expect(samples.at(-1)!.at - samples[0]!.at).toBeGreaterThan(TTL_MS);
     expect(a!.reports.filter((r) => r.type === 'lease-error')).toEqual([]);
+    // Kept by renewals, not by a long first lease: at least two renewals during the hold.
+    const renewals = a!.reports.filter((r) => r.type === 'lease-held' && r.operation === 'renewLease' && r.key === target.key);
+    expect(renewals.length).toBeGreaterThanOrEqual(2);
 
     await admitted(a!, 'after-ttl-elapsed');
     await fleet.release(longTurn);
