@@ -61,7 +61,8 @@ export class LiveState {
         if (op.outcome === 'lost') free();
         break;
       case 'transfer':
-        if (op.outcome === 'ok') Object.assign(view, { owner: op.toOwner, believedUntil: op.sentAt + op.ttlMs });
+        // A transfer reports no token: the new holder's is unknown until it is read.
+        if (op.outcome === 'ok') Object.assign(view, { owner: op.toOwner, fencingToken: undefined, believedUntil: op.sentAt + op.ttlMs });
         break;
       case 'release':
         if (view.owner === op.owner) free();

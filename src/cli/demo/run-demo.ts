@@ -127,6 +127,7 @@ async function run(options: DemoOptions, connection: ConnectionSettings, cluster
     view.note('time is up: workers release their leases');
     history = await fleet.stop();
     endAt = now();
+    await pollLeader();
     view.render(state, members());
   } finally {
     await fleet.stop(1000).catch(() => undefined); // no-op after a clean stop
