@@ -30,7 +30,9 @@ beforeAll(async () => {
   try {
     faults = await runFaults(cluster, chaosSteps(HOLD_MS), HOLD_MS, SETTLE_MS, () => performance.now(), (l) => console.log(`[chaos] ${l}`));
   } finally {
+    console.log('[chaos] stopping the workload');
     history = await workload.stop();
+    console.log(`[chaos] workload stopped: ${history.length} ops`);
   }
 }, 300_000);
 

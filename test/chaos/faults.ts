@@ -61,8 +61,9 @@ export const chaosSteps = (holdMs: number): FaultStep[] => [
       const victims = [leader, (leader + 1) % c.size];
       for (const v of victims) await c.kill(v);
       await new Promise((r) => setTimeout(r, holdMs)); // quorum stays away for a while on purpose
+      // Restarted together: either one alone restores quorum with the survivor, and etcd needs no order.
       return async () => {
-        for (const v of victims) await c.restart(v);
+        await Promise.all(victims.map((v) => c.restart(v)));
       };
     },
   },
@@ -86,8 +87,10 @@ export async function runFaults(
     log(`fault: ${step.name}`);
     const heal = await step.inject(cluster);
     await new Promise((r) => setTimeout(r, holdMs));
+    log(`heal: ${step.name}`);
     await heal();
     await cluster.waitHealthy(60_000);
+    log('healthy again');
     const end = now();
     windows.push({ name: step.name, scope: step.scope, hitsLeader: step.hitsLeader, start, end });
     await new Promise((r) => setTimeout(r, settleMs));
