@@ -60,9 +60,13 @@ export class LocalCluster {
       await cluster.waitHealthy(START_TIMEOUT_MS);
       return cluster;
     } catch (error) {
-      const logs = members.map((m) => `--- ${m.name} ---\n${tail(join(dir, `${m.name}.log`))}`).join('\n');
+      const logs = members
+        .map((m) => [m.name, tail(join(dir, `${m.name}.log`))])
+        .filter(([, log]) => log !== '')
+        .map(([name, log]) => `\n--- ${name} ---\n${log}`)
+        .join('');
       await cluster.stop();
-      throw new Error(`local etcd cluster failed to start: ${(error as Error).message}\n${logs}`, { cause: error });
+      throw new Error(`local etcd cluster failed to start: ${(error as Error).message}${logs}`, { cause: error });
     }
   }
 
@@ -153,8 +157,8 @@ export class LocalCluster {
 
 function tail(file: string): string {
   try {
-    return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-15).join('\n');
   } catch {
-    return '(no log)';
+    return '';
   }
 }
