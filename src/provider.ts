@@ -95,7 +95,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
   async renewLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
     const etcdKey = this.checkKey('renewLease', key, owner);
     checkTtl(ttlMs);
-    return this.renew(etcdKey, key, owner, ttlMs, call);
+    return this.observer.watchRenew(key, owner, this.renew(etcdKey, owner, ttlMs, call));
   }
 
   async releaseLease(key: string, owner: string, call?: LeaseCallOptions): Promise<void> {
@@ -173,16 +173,15 @@ export class EtcdLeaseProvider implements LeaseProvider {
     );
   }
 
-  private renew(etcdKey: Buffer, key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
-    const renewed = this.write('renewLease', etcdKey, ttlMs, call, (lease) => renewTxn(etcdKey, owner, lease), decodeRenew);
-    return this.observer.watchRenew(key, owner, renewed);
+  private renew(etcdKey: Buffer, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
+    return this.write('renewLease', etcdKey, ttlMs, call, (lease) => renewTxn(etcdKey, owner, lease), decodeRenew);
   }
 
   /** The provider as waiters and handles use it: arguments already checked, no `assertOpen` (they clean up during close). */
   private createLeaseOps(): LeaseOps {
     return {
       acquire: (key, owner, ttlMs) => this.acquire(this.encode(key), key, owner, ttlMs),
-      renew: (key, owner, ttlMs, call) => this.renew(this.encode(key), key, owner, ttlMs, call),
+      renew: (key, owner, ttlMs, call) => this.renew(this.encode(key), owner, ttlMs, call), // handles report their own losses
       release: (key, owner) => {
         const etcdKey = this.encode(key);
         return this.write('releaseLease', etcdKey, undefined, undefined, () => releaseTxn(etcdKey, owner), () => undefined);
