@@ -139,8 +139,7 @@ export class HeldLease implements LeaseHandle {
     this.renewing.abort();
     this.ops.lifecycle.closing.removeEventListener('abort', this.onClosing);
     this.ops.observer.holdEnded();
-    // A renew answering false was already reported by the provider's renew path.
-    if (reason !== 'renew-refused') this.ops.observer.lost(this.key, this.owner, reason);
+    this.ops.observer.lost(this.key, this.owner, reason); // once per handle, whichever way it learned
     if (RELEASE_AFTER.has(reason)) {
       this.cleanup = this.ops.release(this.key, this.owner).catch((error: unknown) => {
         this.ops.logger.warn?.('could not release an ended lease handle; the key expires by its TTL', {

@@ -12,6 +12,7 @@ import type { Lifecycle } from './lifecycle.js';
  */
 export interface LeaseOps {
   acquire(key: string, owner: string, ttlMs: number): Promise<AcquireResult>;
+  /** Not reported to the observer: a handle reports its loss itself, once, whichever way it learned of it. */
   renew(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean>;
   release(key: string, owner: string): Promise<void>;
   /** Deletes the key only if it still is the write with revision `fencingToken` by `owner`. */
