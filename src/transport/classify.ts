@@ -11,13 +11,15 @@ import { EtcdAuthenticationError } from '../errors/authentication.js';
 import { isLeaseError, type LeaseError } from '../errors/lease-error.js';
 import { EtcdPermissionError } from '../errors/permission.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
+import { EtcdTlsError } from '../errors/tls.js';
+import { TlsHandshakeFailure } from './tls-diagnosis.js';
 
 /**
  * What the retry policy should do with an error from one attempt.
  * - `retry`: transient (member down, no leader, attempt deadline, open circuit). Safe to resend
  *   because every operation is idempotent by construction (see src/operations).
  * - `lease-lost`: etcd no longer knows the pooled lease the attempt used; get another and resend.
- * - `fatal`: retrying cannot help (bad credentials, missing permission, a request etcd refuses).
+ * - `fatal`: retrying cannot help (bad credentials, missing permission, TLS setup, a request etcd refuses).
  */
 export type Verdict = { kind: 'retry' } | { kind: 'lease-lost' } | { kind: 'fatal'; error: LeaseError | Error };
 
@@ -27,6 +29,11 @@ export function classify(error: unknown, operation: string, prefix: string): Ver
   if (error instanceof EtcdLeaseInvalidError) return { kind: 'lease-lost' };
   if (error instanceof EtcdAuthenticationFailedError || error instanceof GRPCUnauthenticatedError) {
     return { kind: 'fatal', error: new EtcdAuthenticationError(operation, error) };
+  }
+  // gRPC says UNAVAILABLE for TLS failures too; the client's TLS probe (TlsDiagnosis) has already
+  // replaced those it proved to be TLS setup with this type, so no message text is read here.
+  if (error instanceof TlsHandshakeFailure) {
+    return { kind: 'fatal', error: new EtcdTlsError(operation, error.finding.detail, error) };
   }
   if (error instanceof EtcdPermissionDeniedError) {
     return { kind: 'fatal', error: new EtcdPermissionError(operation, prefix, error) };

@@ -1,24 +1,36 @@
-import { ConsecutiveBreaker, circuitBreaker, handleWhen, noop } from 'cockatiel';
-import { Etcd3, isRecoverableError } from 'etcd3';
+import { ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
+import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
+import { checkTlsMaterial } from '../config/tls-material.js';
 import type { EtcdLeaseProviderOptions } from '../options.js';
+import { TlsDiagnosis } from './tls-diagnosis.js';
 
 /**
  * Builds the etcd3 client the provider owns.
  *
  * etcd3's default global policy re-sends any "recoverable" failure three times at once — writes
- * included, even when the failure is ambiguous. We turn it off (`global: noop`) and retry in
- * CallRunner instead, where every resend is an idempotent operation under one deadline.
+ * included, even when the failure is ambiguous. We replace it with a policy that runs each call once
+ * (CallRunner retries, where every resend is an idempotent operation under one deadline) and that
+ * turns a connection failure caused by TLS setup into a non-retryable error (see TlsDiagnosis).
  * Per host we keep a circuit breaker: two consecutive transient failures (a dead or hung member)
  * stop traffic to that member for a second, so the next attempt goes to another endpoint.
  */
 export function createEtcdClient(options: EtcdLeaseProviderOptions, hosts: string[]): Etcd3 {
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 1000;
+  const credentials = options.credentials;
+  if (credentials !== undefined) checkCredentials(credentials);
+  const diagnosis = new TlsDiagnosis(hosts, credentials, attemptTimeoutMs);
   return new Etcd3({
     hosts,
     auth: options.auth,
-    credentials: options.credentials,
-    dialTimeout: options.attemptTimeoutMs ?? 1000,
+    credentials,
+    dialTimeout: attemptTimeoutMs,
+    // etcd3 exchanges the password for a token before the first call (and again when the token
+    // expires), outside any call's deadline: without one of its own, one hung member would hold every
+    // call of this client behind that exchange. Every other call carries CallRunner's deadline.
+    defaultCallOptions: (context) =>
+      context.service === 'Auth' && context.method === 'authenticate' ? { deadline: Date.now() + attemptTimeoutMs } : {},
     faultHandling: {
-      global: noop,
+      global: diagnosis.policy(),
       host: () =>
         circuitBreaker(handleWhen((e) => e instanceof Error && isRecoverableError(e)), {
           halfOpenAfter: 1000,
@@ -26,4 +38,12 @@ export function createEtcdClient(options: EtcdLeaseProviderOptions, hosts: strin
         }),
     },
   });
+}
+
+/** Fails at construction, with the option named, on TLS material gRPC would reject at the first call. */
+function checkCredentials(credentials: NonNullable<IOptions['credentials']>): void {
+  checkTlsMaterial(
+    { ca: 'options.credentials.rootCertificate', cert: 'options.credentials.certChain', key: 'options.credentials.privateKey' },
+    { ca: credentials.rootCertificate, cert: credentials.certChain, key: credentials.privateKey },
+  );
 }

@@ -1,0 +1,108 @@
+import { isBrokenCircuitError, noop, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
+import { GRPCUnavailableError } from 'etcd3';
+import { parseEndpoint, probeEndpoint, type Endpoint, type ProbeCredentials } from './tls-probe.js';
+import { tlsVerdict, type ClientTlsSetup, type TlsFinding } from './tls-verdict.js';
+
+/**
+ * Thrown by the client's global policy in place of a gRPC UNAVAILABLE when a TLS probe shows the TLS
+ * setup is the cause. `classify` turns it into `EtcdTlsError` (never retried).
+ */
+export class TlsHandshakeFailure extends Error {
+  constructor(
+    readonly finding: TlsFinding,
+    cause: unknown,
+  ) {
+    super(finding.detail, { cause });
+    this.name = 'TlsHandshakeFailure';
+  }
+}
+
+/** How long one probe's verdict answers every failure: probing is cheap, but not per failed attempt. */
+const VERDICT_REUSE_MS = 3000;
+
+/**
+ * Why this exists instead of reading gRPC's error: grpc-js reports every connection failure — refused
+ * port, dead member, untrusted certificate, missing client certificate, plaintext against TLS — as the
+ * same UNAVAILABLE "No connection established", with the TLS reason only inside free text. A retry
+ * policy cannot tell "wait for the member" from "this will never work" without parsing that text. So on
+ * an UNAVAILABLE failure we ask the endpoints ourselves, with `node:tls` and the same TLS material, and
+ * read the answer from typed fields (`authorized`, `authorizationError`, OpenSSL error codes).
+ * One probe runs at a time and its verdict is reused for a few seconds, so a storm of failing calls
+ * causes a handful of handshakes, not one per call.
+ */
+export class TlsDiagnosis {
+  private readonly endpoints: Endpoint[];
+  private readonly setup: ClientTlsSetup;
+  private pending: Promise<TlsFinding | undefined> | undefined;
+  private verdict: { finding: TlsFinding | undefined; at: number } | undefined;
+
+  constructor(
+    hosts: readonly string[],
+    private readonly credentials: ProbeCredentials | undefined,
+    private readonly timeoutMs: number,
+  ) {
+    this.endpoints = hosts.map(parseEndpoint).filter((e): e is Endpoint => e !== undefined);
+    this.setup = {
+      // etcd3's rule: credentials, or https:// hosts (then with the default root certificates).
+      secure: credentials !== undefined || hosts.some((h) => h.startsWith('https:')),
+      hasClientCertificate: credentials?.certChain !== undefined,
+    };
+  }
+
+  /** The finding of a recent probe, without probing. */
+  recent(): TlsFinding | undefined {
+    if (this.verdict === undefined || performance.now() - this.verdict.at > VERDICT_REUSE_MS) return undefined;
+    return this.verdict.finding;
+  }
+
+  /** Probes every endpoint (or reuses a recent verdict) and says whether TLS setup is what fails. */
+  explain(): Promise<TlsFinding | undefined> {
+    if (this.pending) return this.pending;
+    if (this.verdict !== undefined && performance.now() - this.verdict.at <= VERDICT_REUSE_MS) {
+      return Promise.resolve(this.verdict.finding);
+    }
+    const material = this.setup.secure ? (this.credentials ?? {}) : undefined;
+    this.pending = Promise.all(this.endpoints.map(async (e) => [e, await probeEndpoint(e, material, this.timeoutMs)] as const))
+      .then((probes) => tlsVerdict(this.setup, probes))
+      .then((finding) => {
+        this.verdict = { finding, at: performance.now() };
+        return finding;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+
+  /**
+   * etcd3's global policy slot (it wraps every unary call, authentication included, and picks the host
+   * inside): runs the call once — retries belong to CallRunner — and on UNAVAILABLE asks `explain`.
+   * An open circuit (the call never reached a member) reuses a recent verdict but does not probe.
+   */
+  policy(): IPolicy<IDefaultPolicyContext> {
+    return new TlsDiagnosingPolicy(this);
+  }
+}
+
+class TlsDiagnosingPolicy implements IPolicy<IDefaultPolicyContext> {
+  declare readonly _altReturn: never;
+  readonly onSuccess = noop.onSuccess;
+  readonly onFailure = noop.onFailure;
+
+  constructor(private readonly diagnosis: TlsDiagnosis) {}
+
+  async execute<T>(fn: (context: IDefaultPolicyContext) => PromiseLike<T> | T, signal?: AbortSignal): Promise<T> {
+    try {
+      return await fn({ signal: signal ?? new AbortController().signal });
+    } catch (error) {
+      const finding =
+        error instanceof GRPCUnavailableError
+          ? await this.diagnosis.explain()
+          : isBrokenCircuitError(error)
+            ? this.diagnosis.recent()
+            : undefined;
+      if (finding) throw new TlsHandshakeFailure(finding, error);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import { isIP, connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'node:tls';
+
+/** One etcd endpoint as gRPC dials it: host and port, with or without `http(s)://`. */
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+  /** As the user wrote it, for messages. */
+  readonly text: string;
+}
+
+/** The TLS material the etcd3 client was given, in its shape. PEM contents. */
+export interface ProbeCredentials {
+  readonly rootCertificate?: Buffer;
+  readonly privateKey?: Buffer;
+  readonly certChain?: Buffer;
+}
+
+/**
+ * What one endpoint answered.
+ * - `tls-ok`: the TLS handshake succeeded — server certificate trusted (when checked), our certificate
+ *   (if any) accepted — and the server answered the HTTP/2 preface gRPC sends;
+ * - `tls-refused`: the endpoint speaks TLS but the handshake failed: `server-cert` when *we* do not
+ *   trust its certificate (`code` is Node's verification code, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`),
+ *   `peer-alert` when the *server* ended it with a TLS alert (`code` like `ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE`),
+ *   typically because it requires a client certificate we did not give or does not trust the one we gave;
+ * - `plaintext`: no TLS, but the endpoint answered a cleartext HTTP/2 preface;
+ * - `no-answer`: refused, reset, timed out: says nothing about TLS.
+ */
+export type TlsProbeResult =
+  | { kind: 'tls-ok' }
+  | { kind: 'tls-refused'; stage: 'server-cert' | 'peer-alert'; code: string }
+  | { kind: 'plaintext' }
+  | { kind: 'no-answer'; code?: string };
+
+/** Client connection preface + an empty SETTINGS frame: what a gRPC client sends first (RFC 9113 §3.4). */
+const H2_PREFACE = Buffer.concat([
+  Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'),
+  Buffer.from([0, 0, 0, 0x04, 0, 0, 0, 0, 0]),
+]);
+/** An HTTP/2 server's first frame is SETTINGS: 3 length bytes, then the type byte. */
+const H2_SETTINGS = 0x04;
+
+/** Parses an etcd3 host string (`https://10.0.0.1:2379`, `etcd-0:2379`, `[::1]:2379`); undefined if it cannot be probed. */
+export function parseEndpoint(text: string): Endpoint | undefined {
+  const bare = text.replace(/^https?:\/\//, '');
+  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(bare) ?? /^([^:/[\]]+)(?::(\d+))?$/.exec(bare);
+  if (!match) return undefined;
+  // gRPC's default port when none is given.
+  const port = match[2] === undefined ? 443 : Number(match[2]);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) return undefined;
+  return { host: match[1]!, port, text };
+}
+
+/**
+ * Asks one endpoint, with the client's own TLS material, whether TLS is what fails: a TLS handshake
+ * (then the HTTP/2 preface, because under TLS 1.3 the server judges our certificate only after the
+ * client considers the handshake done), and, when that attempt got no TLS answer at all, a cleartext
+ * HTTP/2 preface. Nothing but the preface is sent; no etcd request is made.
+ *
+ * `credentials` undefined means the client is plaintext: the handshake is then tried without any
+ * verification, only to learn whether the endpoint speaks TLS.
+ */
+export async function probeEndpoint(
+  endpoint: Endpoint,
+  credentials: ProbeCredentials | undefined,
+  timeoutMs: number,
+): Promise<TlsProbeResult> {
+  const result = await tryTls(endpoint, credentials, timeoutMs);
+  if (result.kind !== 'no-answer') return result;
+  return (await answersCleartextH2(endpoint, timeoutMs)) ? { kind: 'plaintext' } : result;
+}
+
+function tryTls(endpoint: Endpoint, credentials: ProbeCredentials | undefined, timeoutMs: number): Promise<TlsProbeResult> {
+  const options: ConnectionOptions = {
+    host: endpoint.host,
+    port: endpoint.port,
+    // SNI only for names (RFC 6066 forbids IP addresses); identity is checked against the host either way.
+    servername: isIP(endpoint.host) === 0 ? endpoint.host : undefined,
+    ALPNProtocols: ['h2'],
+    ca: credentials?.rootCertificate,
+    key: credentials?.privateKey,
+    cert: credentials?.certChain,
+    // Verification is judged below from `authorized`/`authorizationError`, which Node sets from
+    // OpenSSL's verify result and its host-name check: a typed code instead of an error message.
+    rejectUnauthorized: false,
+  };
+  return settle<TlsProbeResult>(timeoutMs, { kind: 'no-answer', code: 'ETIMEDOUT' }, (finish) => {
+    let handshaken = false;
+    const socket: TLSSocket = connectTls(options);
+    socket.once('secureConnect', () => {
+      handshaken = true;
+      if (credentials !== undefined && !socket.authorized) {
+        finish({ kind: 'tls-refused', stage: 'server-cert', code: String(socket.authorizationError) });
+        return;
+      }
+      socket.write(H2_PREFACE);
+    });
+    socket.once('data', () => finish({ kind: 'tls-ok' }));
+    socket.on('error', (error: NodeJS.ErrnoException & { library?: unknown }) => {
+      const code = error.code ?? 'UNKNOWN';
+      // An error raised by OpenSSL itself (it carries `library`) is the TLS layer failing; after our
+      // side finished the handshake, or as a received alert, it is the server refusing us.
+      const fromOpenSsl = typeof error.library === 'string';
+      if (fromOpenSsl && (handshaken || isReceivedAlert(code))) finish({ kind: 'tls-refused', stage: 'peer-alert', code });
+      else finish({ kind: 'no-answer', code });
+    });
+    // A clean close after the handshake and before any answer: TLS worked, the server just hung up.
+    socket.once('end', () => finish(handshaken ? { kind: 'tls-ok' } : { kind: 'no-answer' }));
+    return socket;
+  });
+}
+
+function answersCleartextH2(endpoint: Endpoint, timeoutMs: number): Promise<boolean> {
+  return settle<boolean>(timeoutMs, false, (finish) => {
+    const socket: Socket = connectTcp({ host: endpoint.host, port: endpoint.port });
+    socket.once('connect', () => socket.write(H2_PREFACE));
+    socket.once('data', (chunk: Buffer) => finish(chunk.length >= 4 && chunk[3] === H2_SETTINGS));
+    socket.on('error', () => finish(false));
+    socket.once('end', () => finish(false));
+    return socket;
+  });
+}
+
+/**
+ * OpenSSL names a received alert `…_ALERT_<description>` (e.g. ERR_SSL_TLSV1_ALERT_UNKNOWN_CA). Only
+ * needed for alerts sent *during* our side of the handshake (TLS 1.2 servers asking for a client
+ * certificate); under TLS 1.3 they arrive after it and `handshaken` already says enough.
+ */
+function isReceivedAlert(code: string): boolean {
+  return code.startsWith('ERR_SSL_') && code.includes('_ALERT_');
+}
+
+/** Runs one socket exchange to its first outcome, or `onTimeout`; the socket is always destroyed. */
+function settle<T>(timeoutMs: number, onTimeout: T, start: (finish: (value: T) => void) => Socket): Promise<T> {
+  return new Promise<T>((resolve) => {
+    let socket: Socket | undefined;
+    let done = false;
+    const finish = (value: T) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket?.destroy();
+      resolve(value);
+    };
+    const timer = setTimeout(() => finish(onTimeout), timeoutMs);
+    timer.unref();
+    try {
+      socket = start(finish);
+      if (done) socket.destroy();
+    } catch {
+      // Bad TLS material is caught when the client is built; anything else here means "no verdict".
+      finish(onTimeout);
+    }
+  });
+}
