@@ -24,7 +24,8 @@ Commands:
 ${commands.map((c) => `  ${c.name.padEnd(9)}${c.summary}`).join('\n')}
 
 Run \`etcd-lease <command> --help\` for a command's options.
-Exit codes: 0 ok, 1 operation failed (etcd unreachable, refused, or the lease is not yours), 2 usage error.`;
+Exit codes: 0 ok; 1 the operation failed (etcd unreachable, access refused, the lease is not yours);
+2 usage error (unknown command or flag, missing argument, unusable TLS material).`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -65,7 +66,12 @@ async function main(argv: string[]): Promise<number> {
 const keepAlive = setInterval(() => {}, 1 << 30);
 
 main(process.argv.slice(2)).then(finish, (error: unknown) => {
-  if (isUsageError(error)) {
+  // The provider rejects bad input (an unreadable PEM in --cert, a key over etcd's size limit) with
+  // ELEASE_INVALID_ARGUMENT before sending anything: from the command line, that is a usage error.
+  if (isLeaseError(error) && error.code === 'ELEASE_INVALID_ARGUMENT') {
+    printError(`etcd-lease: ${describeError(error)}`);
+    finish(EXIT_USAGE);
+  } else if (isUsageError(error)) {
     const where = error.command === undefined ? 'etcd-lease' : `etcd-lease ${error.command}`;
     printError(`${where}: ${error.message}\nRun \`${where} --help\` for usage.`);
     finish(EXIT_USAGE);
