@@ -95,7 +95,9 @@ async function run(options: DemoOptions, connection: ConnectionSettings, cluster
     const runEnd = new AbortController();
     const timer = setTimeout(() => runEnd.abort(), options.durationMs);
     const forward = (): void => runEnd.abort();
-    stopEarly.addEventListener('abort', forward, { once: true });
+    // Ctrl-C may have come while the cluster or the workers were starting.
+    if (stopEarly.aborted) runEnd.abort();
+    else stopEarly.addEventListener('abort', forward, { once: true });
 
     const plan =
       cluster === undefined
@@ -124,7 +126,7 @@ async function run(options: DemoOptions, connection: ConnectionSettings, cluster
     await plan; // repairs whatever is still broken, so the final releases find a quorum
     clearInterval(leaderPoller);
     clearInterval(renderer);
-    view.note('time is up: workers release their leases');
+    view.note(`${stopEarly.aborted ? 'stopped early' : 'time is up'}: workers release their leases`);
     history = await fleet.stop();
     endAt = now();
     await pollLeader();
