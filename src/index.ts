@@ -1,5 +1,7 @@
 export { EtcdLeaseProvider, type LeaseInfo } from './provider.js';
 export type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
+export { loadEtcdOptionsFromEnv, type EtcdEnvOptions } from './config/load-env.js';
+export { loadEtcdCredentials, type EtcdTlsFiles, type EtcdCredentials } from './config/load-credentials.js';
 export type { LeaseCallOptions } from './call-options.js';
 export type { AcquireResult } from './operations/acquire.js';
 export { LeaseError, isLeaseError, type LeaseErrorCode } from './errors/lease-error.js';

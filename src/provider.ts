@@ -1,10 +1,12 @@
 import type { LeaseProvider } from '@mastra/core/events';
 import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
+import { inspect, type InspectOptionsStylized } from 'node:util';
 import type { LeaseCallOptions } from './call-options.js';
 import { hold } from './handles/hold.js';
 import type { LeaseHandle } from './handles/lease-handle.js';
 import { LeaseObserver } from './metrics/observer.js';
 import { GroupCommitter } from './commit/group-committer.js';
+import { describeSettings } from './config/redact.js';
 import { ProviderClosedError } from './errors/closed.js';
 import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
 import { checkEntrySize, checkText, encodeKey } from './keys/key-codec.js';
@@ -54,11 +56,14 @@ export class EtcdLeaseProvider implements LeaseProvider {
   private readonly lifecycle = new Lifecycle();
   private readonly leaseOps: LeaseOps;
   private closed = false;
+  /** What inspect/JSON show: settings with secrets redacted (the etcd3 client inside holds them in clear). */
+  private readonly description: Record<string, unknown>;
   /** Aborted by close(): every call still in flight then rejects with ProviderClosedError. */
   private readonly lifetime = new AbortController();
 
   constructor(options: EtcdLeaseProviderOptions) {
     this.options = resolveOptions(options);
+    this.description = describeSettings(this.options, options);
     const { hosts, client, logger } = this.options;
     this.ownsClient = client === undefined;
     // No network call happens here: etcd3 connects lazily on the first request.
@@ -79,6 +84,16 @@ export class EtcdLeaseProvider implements LeaseProvider {
       (error) => logger.warn?.('background lease grant failed', { error }),
     );
     this.leaseOps = this.createLeaseOps();
+  }
+
+  /** `util.inspect` / `console.log`: settings only — never the password, the private key or client internals. */
+  [inspect.custom](_depth: number, options: InspectOptionsStylized, inspectFn: typeof inspect): string {
+    return `EtcdLeaseProvider ${inspectFn(this.toJSON(), options)}`;
+  }
+
+  /** `JSON.stringify`: the same redacted settings. */
+  toJSON(): Record<string, unknown> {
+    return { ...this.description, closed: this.closed };
   }
 
   /** The prefix every key of this provider lies under. */

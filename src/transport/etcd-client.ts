@@ -1,5 +1,6 @@
 import { ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
+import { redactAuth, redactCredentials } from '../config/redact.js';
 import { checkTlsMaterial } from '../config/tls-material.js';
 import type { EtcdLeaseProviderOptions } from '../options.js';
 import { TlsDiagnosis } from './tls-diagnosis.js';
@@ -21,8 +22,9 @@ export function createEtcdClient(options: EtcdLeaseProviderOptions, hosts: strin
   const diagnosis = new TlsDiagnosis(hosts, credentials, attemptTimeoutMs);
   return new Etcd3({
     hosts,
-    auth: options.auth,
-    credentials,
+    // The caller's objects, made to redact themselves when logged (non-enumerable hooks; fields unchanged).
+    auth: redactAuth(options.auth),
+    credentials: redactCredentials(credentials),
     dialTimeout: attemptTimeoutMs,
     // etcd3 exchanges the password for a token before the first call (and again when the token
     // expires), outside any call's deadline: without one of its own, one hung member would hold every
