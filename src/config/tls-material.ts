@@ -56,11 +56,16 @@ function parsePrivateKey(name: string, value: Buffer): KeyObject {
   try {
     return createPrivateKey(value);
   } catch (error) {
-    const code = codeOf(error);
-    const why = code === 'ERR_MISSING_PASSPHRASE' ? 'is encrypted; give an unencrypted PEM private key' : `is not a PEM private key (${code})`;
+    const why = isEncryptedPem(value) ? 'is encrypted; give an unencrypted PEM private key' : `is not a PEM private key (${codeOf(error)})`;
     // `cause` deliberately left out: the thrown error is all the caller needs, and nothing of the key leaves here.
     throw new LeaseArgumentTypeError(name, why);
   }
+}
+
+/** PKCS#8 `ENCRYPTED PRIVATE KEY` or a legacy `Proc-Type: 4,ENCRYPTED` header: Node's error codes for these vary by version. */
+function isEncryptedPem(value: Buffer): boolean {
+  const text = value.toString('latin1');
+  return text.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----') || text.includes('Proc-Type: 4,ENCRYPTED');
 }
 
 function codeOf(error: unknown): string {
