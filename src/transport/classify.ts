@@ -12,6 +12,7 @@ import { isLeaseError, type LeaseError } from '../errors/lease-error.js';
 import { EtcdPermissionError } from '../errors/permission.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
 import { EtcdTlsError } from '../errors/tls.js';
+import { ETCD_RPC_ERROR, etcdDescription } from './etcd-rpc-error.js';
 import { TlsHandshakeFailure } from './tls-diagnosis.js';
 
 /**
@@ -23,7 +24,10 @@ import { TlsHandshakeFailure } from './tls-diagnosis.js';
  */
 export type Verdict = { kind: 'retry' } | { kind: 'lease-lost' } | { kind: 'fatal'; error: LeaseError | Error };
 
-/** Classifies by error class (as `etcd3` and cockatiel type them), never by message text. */
+/**
+ * Classifies by error class (as `etcd3` and cockatiel type them), never by searching message text;
+ * the two etcd errors etcd3 leaves untyped are recognised by etcd's own identity (see etcd-rpc-error.ts).
+ */
 export function classify(error: unknown, operation: string, prefix: string): Verdict {
   if (isLeaseError(error)) return error.retryable ? { kind: 'retry' } : { kind: 'fatal', error };
   if (error instanceof EtcdLeaseInvalidError) return { kind: 'lease-lost' };
@@ -39,6 +43,11 @@ export function classify(error: unknown, operation: string, prefix: string): Ver
     return { kind: 'fatal', error: new EtcdPermissionError(operation, prefix, error) };
   }
   if (error instanceof GRPCInvalidArgumentError) {
+    const description = etcdDescription(error);
+    // Right after an operator edits users or roles, members that have not applied the edit yet answer
+    // this for a moment; it used to surface as a rejected request.
+    if (description === ETCD_RPC_ERROR.authOldRevision) return { kind: 'retry' };
+    if (description === ETCD_RPC_ERROR.userEmpty) return { kind: 'fatal', error: new EtcdAuthenticationError(operation, error) };
     return { kind: 'fatal', error: new EtcdRequestRejectedError(operation, error) };
   }
   if (error instanceof Error && (isRecoverableError(error) || isBrokenCircuitError(error) || isTaskCancelledError(error))) {

@@ -1,0 +1,23 @@
+/**
+ * etcd's own identity for the errors etcd3 leaves untyped. etcd defines each server error as a fixed
+ * (gRPC code, description) pair (`api/v3rpc/rpctypes`), and its Go client recognises them by comparing
+ * the whole description (`rpctypes.Error`); etcd3 does the same for the ones it types. Comparing the
+ * complete description to etcd's constant is that identity — not a search through free text.
+ */
+export const ETCD_RPC_ERROR = {
+  /**
+   * The auth store changed (a user, role or permission was edited) between the member checking the
+   * caller's identity and the request being applied. Transient: asking again sees the new revision.
+   */
+  authOldRevision: 'etcdserver: revision of auth store is old',
+  /** Auth is enabled and the request carried neither a token nor a client certificate CN. */
+  userEmpty: 'etcdserver: user name is empty',
+} as const;
+
+/** The description of a gRPC error as etcd3 surfaces it (message `"<code> <NAME>: <description>"`). */
+export function etcdDescription(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const details = (error as { details?: unknown }).details;
+  if (typeof details === 'string') return details;
+  return /^\d+ [A-Z_]+: ([^\n]*)$/.exec(error.message)?.[1];
+}
