@@ -37,8 +37,9 @@ export interface EtcdLeaseProviderOptions {
   deadlineMs?: number;
   /**
    * Deadline of one attempt against one member. Shorter than `deadlineMs` so a hung member
-   * (paused, blackholed) costs one attempt, not the whole call.
-   * @default 1000
+   * (paused, blackholed) costs one attempt, not the whole call. It also bounds how long a proposal
+   * dropped by a follower during a leader election (etcd does not answer those) holds a caller up.
+   * @default 500
    */
   attemptTimeoutMs?: number;
   /**

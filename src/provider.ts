@@ -20,7 +20,7 @@ import { decodeRenew, renewTxn } from './operations/renew.js';
 import { decodeTransfer, transferTxn } from './operations/transfer.js';
 import type { EtcdLeaseProviderOptions } from './options.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import { CallRunner, type AttemptContext } from './transport/call-runner.js';
+import { CallRunner, type AttemptContext, type CallBudget } from './transport/call-runner.js';
 import { createEtcdClient } from './transport/etcd-client.js';
 import { adaptWatcher } from './waiting/key-watch.js';
 import type { LeaseOps } from './waiting/lease-ops.js';
@@ -264,7 +264,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
   }
 
   private async grantLease(ttlSeconds: number): Promise<{ id: string; ttlSeconds: number }> {
-    const budget = { deadlineMs: this.options.deadlineMs, signal: this.lifetime.signal };
+    const budget: CallBudget = { deadlineMs: this.options.deadlineMs, signals: [this.lifetime.signal] };
     const res = await this.runner.run('leaseGrant', budget, ({ deadline }) =>
       this.client.leaseClient.leaseGrant({ TTL: ttlSeconds }, { deadline }),
     );
@@ -281,13 +281,12 @@ export class EtcdLeaseProvider implements LeaseProvider {
     return etcdKey;
   }
 
-  private budget(call: LeaseCallOptions | undefined): { deadlineMs: number; signal: AbortSignal } {
+  private budget(call: LeaseCallOptions | undefined): CallBudget {
     const deadlineMs = call?.deadlineMs ?? this.options.deadlineMs;
     if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) {
       throw new LeaseArgumentRangeError('deadlineMs', `must be a finite number above 0, got ${deadlineMs}`);
     }
-    const signal = call?.signal ? AbortSignal.any([call.signal, this.lifetime.signal]) : this.lifetime.signal;
-    return { deadlineMs, signal };
+    return { deadlineMs, signals: call?.signal ? [call.signal, this.lifetime.signal] : [this.lifetime.signal] };
   }
 
   private assertOpen(operation: string): void {

@@ -19,7 +19,7 @@ export interface ResolvedOptions {
 export const DEFAULTS = {
   prefix: 'mastra/lease/',
   deadlineMs: 5000,
-  attemptTimeoutMs: 1000,
+  attemptTimeoutMs: 500,
   leaseBucketMs: 1000,
   maxBatchSize: 64,
   readConsistency: 'linearizable',

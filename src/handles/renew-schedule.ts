@@ -32,8 +32,7 @@ export function retryRenewAt(now: number, until: number, failures: number): numb
 
 /**
  * Deadline of one renew call: no later than the end of the belief window (a later answer is useless),
- * nor the provider's deadline. Whole milliseconds: the call runner hands it to `AbortSignal.timeout`,
- * which throws on a fraction.
+ * nor the provider's deadline. Rounded down, so the call can only end early, never past the window.
  */
 export function renewDeadlineMs(now: number, until: number, providerDeadlineMs: number): number {
   return Math.max(1, Math.floor(Math.min(providerDeadlineMs, until - now)));

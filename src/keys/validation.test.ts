@@ -68,7 +68,7 @@ describe('constructor options', () => {
       hosts: ['a:1', 'b:2'],
       prefix: 'mastra/lease/',
       deadlineMs: 5000,
-      attemptTimeoutMs: 1000,
+      attemptTimeoutMs: 500,
     });
   });
 });

@@ -7,8 +7,8 @@ import { classify } from './classify.js';
 export interface CallBudget {
   /** Overall deadline of the call in ms from now, retries included. */
   deadlineMs: number;
-  /** Caller's cancellation. */
-  signal?: AbortSignal;
+  /** Any of these aborting ends the call (the caller's signal, the provider's lifetime). */
+  signals?: readonly AbortSignal[];
 }
 
 export interface AttemptContext {
@@ -52,15 +52,27 @@ export class CallRunner {
 
   async run<T>(operation: string, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
     const startedAt = performance.now();
-    const overall = AbortSignal.timeout(budget.deadlineMs);
-    const stop = budget.signal ? AbortSignal.any([overall, budget.signal]) : overall;
+    // One controller per call, fired by a plain timer and by the budget's signals. Deliberately not
+    // AbortSignal.timeout/any: a composite holds its timeout signal only weakly, and on Node 20 a
+    // collected timeout signal never fires — the call would hang past its deadline. The timer is ref'd
+    // on purpose: a pending call keeps the process alive until it settles (it is cleared at the end).
+    const controller = new AbortController();
+    const stop = controller.signal;
+    const timer = setTimeout(() => controller.abort(), budget.deadlineMs);
+    const links = (budget.signals ?? []).map((signal) => {
+      const forward = () => controller.abort(signal.reason);
+      if (signal.aborted) forward();
+      else signal.addEventListener('abort', forward, { once: true });
+      return () => signal.removeEventListener('abort', forward);
+    });
     let attempts = 0;
     let lastError: unknown;
 
     const giveUp = (): Error => {
-      if (!budget.signal?.aborted) return new EtcdUnavailableError(operation, attempts, performance.now() - startedAt, lastError);
+      const reason: unknown = stop.reason;
+      const callerAborted = (budget.signals ?? []).some((s) => s.aborted);
+      if (!callerAborted) return new EtcdUnavailableError(operation, attempts, performance.now() - startedAt, lastError);
       // A typed reason (e.g. ProviderClosedError from close()) is what the caller should see.
-      const reason: unknown = budget.signal.reason;
       return isLeaseError(reason) && reason instanceof Error ? reason : new LeaseAbortedError(operation, reason);
     };
 
@@ -92,6 +104,8 @@ export class CallRunner {
       if (error instanceof Fatal) throw error.error;
       throw error;
     } finally {
+      clearTimeout(timer);
+      for (const unlink of links) unlink();
       if (onStop) stop.removeEventListener('abort', onStop);
       execution.catch(() => {}); // the losing side of the race must not surface as an unhandled rejection
     }
