@@ -8,14 +8,19 @@ describe('longestStall', () => {
     expect(longestStall(history)).toEqual({ start: 35, end: 100, durationMs: 65 });
   });
 
-  it('counts neither errors nor lost outcomes as progress', () => {
+  it('does not count errors as progress', () => {
+    const history = [acquire('A', 0, 1), renew('A', 10, 40, { outcome: 'error' }), renew('A', 60, 70)];
+    expect(longestStall(history)).toEqual({ start: 1, end: 70, durationMs: 69 });
+  });
+
+  it('counts a lost outcome as progress: etcd answered and named the holder', () => {
     const history = [
       acquire('A', 0, 1),
       renew('A', 10, 40, { outcome: 'error' }),
       acquire('B', 10, 50, { outcome: 'lost' }),
       renew('A', 60, 70),
     ];
-    expect(longestStall(history)).toEqual({ start: 1, end: 70, durationMs: 69 });
+    expect(longestStall(history)).toEqual({ start: 1, end: 50, durationMs: 49 });
   });
 
   it('counts the gap from the start of the range to the first completion', () => {

@@ -3,9 +3,10 @@ import type { History, HistorySummary, Stall } from './types.js';
 import { validateHistory } from './validate.js';
 
 /**
- * The longest interval `[start, end)` within `[from, to]` in which no `ok` operation
- * completed (returned), across all clients and keys. This is the availability cost of a
- * fault: pass the moment the fault was injected as `from` to measure recovery.
+ * The longest interval `[start, end)` within `[from, to]` in which no operation was answered
+ * (returned `ok` or `lost`), across all clients and keys. A `lost` acquire is an answer from etcd
+ * — the holder was named — so only thrown calls (`error`) leave the service unanswered. This is the
+ * availability cost of a fault: pass the moment the fault was injected as `from` to measure recovery.
  *
  * @param from start of the range; default: the earliest `sentAt` in the history.
  * @param to end of the range; default: the latest `returnedAt` in the history.
@@ -21,7 +22,7 @@ export function longestStall(history: History, from?: number, to?: number): Stal
   if (hi < lo) throw new RangeError(`to: ${hi} is before from ${lo}`);
 
   const completions = history
-    .filter((op) => op.outcome === 'ok' && op.returnedAt >= lo && op.returnedAt <= hi)
+    .filter((op) => op.outcome !== 'error' && op.returnedAt >= lo && op.returnedAt <= hi)
     .map((op) => op.returnedAt)
     .sort((a, b) => a - b);
   const marks = [lo, ...completions, hi];

@@ -97,7 +97,7 @@ export interface FencingViolation {
   readonly later: TokenedGrant;
 }
 
-/** An interval `[start, end)` in which no `ok` operation completed. */
+/** An interval `[start, end)` in which no operation was answered (`ok` or `lost`). */
 export interface Stall {
   readonly start: number;
   readonly end: number;
@@ -111,6 +111,6 @@ export interface HistorySummary {
   readonly errors: number;
   /** Pairs of overlapping belief windows of different owners. */
   readonly overlaps: number;
-  /** Longest interval, over the whole history, with no `ok` operation completing. */
+  /** Longest interval, over the whole history, in which no operation was answered (`ok` or `lost`). */
   readonly longestStallMs: number;
 }

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkFencingMonotonic, checkOverlaps } from '../../src/history/check-overlaps.js';
 import { deriveBeliefWindows } from '../../src/history/belief-windows.js';
@@ -33,6 +34,8 @@ beforeAll(async () => {
     console.log('[chaos] stopping the workload');
     history = await workload.stop();
     console.log(`[chaos] workload stopped: ${history.length} ops`);
+    // CHAOS_HISTORY=path keeps the raw record for a closer look (src/history can re-judge it).
+    if (process.env.CHAOS_HISTORY) writeFileSync(process.env.CHAOS_HISTORY, JSON.stringify({ faults, history }));
   }
 }, 300_000);
 
@@ -86,13 +89,13 @@ describe('chaos: kill, pause, blackhole, quorum loss', () => {
     const errorsDuringSingle = history.filter((o) => o.outcome === 'error' && single.some((f) => during(o, f)));
     const stalls = faults
       .filter((f) => f.scope === 'single' && f.hitsLeader)
-      .map((f) => ({ fault: f.name, stallMs: longestStall(history, f.start, f.end + SETTLE_MS).durationMs }));
+      .map((f) => ({ fault: f.name, stallMs: longestStall(history, f.start, f.end + SETTLE_MS).durationMs, electedAfterMs: f.electedAfterMs ?? NaN }));
     const longest = Math.max(...stalls.map((s) => s.stallMs));
     const lines = [
       `chaos figures (3-member etcd, ${history.length} ops, ttl ${TTL_MS} ms, faults held ${HOLD_MS} ms):`,
       `  overlapping belief windows:               ${checkOverlaps(history).length}`,
       `  errors surfaced during single-member faults: ${errorsDuringSingle.length}`,
-      ...stalls.map((s) => `  longest stall, ${s.fault}: ${(s.stallMs / 1000).toFixed(2)} s`),
+      ...stalls.map((s) => `  longest stall, ${s.fault}: ${(s.stallMs / 1000).toFixed(2)} s (new leader seen after ${(s.electedAfterMs / 1000).toFixed(2)} s)`),
       `  longest stall after a leader kill or pause: ${(longest / 1000).toFixed(2)} s`,
       `  errors during quorum loss (expected, never a false success): ${history.filter((o) => o.outcome === 'error' && faults.some((f) => f.scope === 'quorum' && during(o, f))).length}`,
     ];

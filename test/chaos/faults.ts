@@ -9,6 +9,8 @@ export interface FaultWindow {
   hitsLeader: boolean;
   start: number;
   end: number;
+  /** For a single-member leader fault: how long until the survivors had elected a new leader (as the harness polls it). */
+  electedAfterMs?: number;
 }
 
 export interface FaultStep {
@@ -86,13 +88,15 @@ export async function runFaults(
     const start = now();
     log(`fault: ${step.name}`);
     const heal = await step.inject(cluster);
-    await new Promise((r) => setTimeout(r, holdMs));
+    // The floor of any stall: no write can commit before the survivors elect a leader.
+    const electedAfterMs = step.scope === 'single' && step.hitsLeader ? (await cluster.leader(), now() - start) : undefined;
+    await new Promise((r) => setTimeout(r, Math.max(0, holdMs - (now() - start))));
     log(`heal: ${step.name}`);
     await heal();
     await cluster.waitHealthy(60_000);
     log('healthy again');
     const end = now();
-    windows.push({ name: step.name, scope: step.scope, hitsLeader: step.hitsLeader, start, end });
+    windows.push({ name: step.name, scope: step.scope, hitsLeader: step.hitsLeader, start, end, ...(electedAfterMs === undefined ? {} : { electedAfterMs }) });
     await new Promise((r) => setTimeout(r, settleMs));
   }
   return windows;
