@@ -1,12 +1,27 @@
 import { defineConfig } from 'tsup';
 
-// Dual build: ESM (dist/index.js) and CommonJS (dist/index.cjs), each with its own declarations.
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  splitting: false,
-});
+// Three outputs, built together (`npm run build` empties dist first, so no config cleans another's files):
+// - the root entry, ESM and CommonJS, each with declarations;
+// - `etcd-lease-provider/mastra`, likewise (kept apart: it needs @mastra/core at run time);
+// - the `etcd-lease` CLI, ESM only (it locates itself with import.meta.url to fork demo workers).
+export default defineConfig([
+  {
+    entry: { index: 'src/index.ts', 'mastra/index': 'src/mastra/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: false,
+    target: 'node20',
+    splitting: false,
+    external: ['@mastra/core'],
+  },
+  {
+    entry: { cli: 'src/cli/main.ts' },
+    format: ['esm'],
+    dts: false,
+    sourcemap: true,
+    clean: false,
+    target: 'node20',
+    splitting: false,
+  },
+]);

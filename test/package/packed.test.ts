@@ -38,6 +38,25 @@ describe('the packed package', () => {
     expect(JSON.parse(execFileSync(process.execPath, ['cjs.cjs'], { cwd: app, encoding: 'utf8' }))).toEqual({ ok: true, methods: true });
   });
 
+  it("exposes withEtcdLeases at 'etcd-lease-provider/mastra' to import and require", () => {
+    const probeMastra = `
+      const { EventEmitterPubSub, isLeaseProvider } = M;
+      const wrapped = withEtcdLeases(new EventEmitterPubSub(), { hosts: '127.0.0.1:1' });
+      const ok = isLeaseProvider(wrapped) && typeof wrapped.getLeaseProvider === 'function';
+      wrapped.close().then(() => console.log(JSON.stringify({ ok })));
+    `;
+    writeFileSync(join(app, 'mastra.mjs'), `import { withEtcdLeases } from 'etcd-lease-provider/mastra';\nimport * as M from '@mastra/core/events';\n${probeMastra}`);
+    writeFileSync(join(app, 'mastra.cjs'), `const { withEtcdLeases } = require('etcd-lease-provider/mastra');\nconst M = require('@mastra/core/events');\n${probeMastra}`);
+    for (const file of ['mastra.mjs', 'mastra.cjs']) {
+      expect(JSON.parse(execFileSync(process.execPath, [file], { cwd: app, encoding: 'utf8' }))).toEqual({ ok: true });
+    }
+  });
+
+  it('ships the etcd-lease CLI as an executable bin', () => {
+    const bin = join(app, 'node_modules', 'etcd-lease-provider', 'dist', 'cli.js');
+    expect(execFileSync(bin, ['--help'], { encoding: 'utf8' })).toContain('Usage: etcd-lease');
+  });
+
   it('ships declarations for both module systems and nothing from the test tree', () => {
     const files = execFileSync('find', ['.', '-type', 'f'], { cwd: join(app, 'node_modules', 'etcd-lease-provider'), encoding: 'utf8' });
     expect(files).toContain('dist/index.d.ts');
