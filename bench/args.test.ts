@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { parseBenchArgs } from './args.js';
+
+describe('bench arguments', () => {
+  it('a full run measures 20k held keys over 5 interleaved rounds', () => {
+    expect(parseBenchArgs([])).toMatchObject({ quick: false, rounds: 5, phaseMs: 3000, heldKeys: 20_000, check: false });
+  });
+
+  it('--quick is short and never asserts timings, even with --check', () => {
+    const c = parseBenchArgs(['--quick', '--check']);
+    expect(c).toMatchObject({ quick: true, rounds: 1, phaseMs: 1000, heldKeys: 2_000, check: false });
+  });
+
+  it('explicit values override the mode, and --only takes a list', () => {
+    expect(parseBenchArgs(['--quick', '--rounds', '2', '--seconds', '0.5', '--only', 'raw-txn, provider'])).toMatchObject({
+      rounds: 2,
+      phaseMs: 500,
+      only: ['raw-txn', 'provider'],
+    });
+  });
+
+  it('rejects nonsense instead of running a zero-length benchmark', () => {
+    expect(() => parseBenchArgs(['--rounds', '0'])).toThrow(/--rounds/);
+    expect(() => parseBenchArgs(['--rounds', '1.5'])).toThrow(/whole number/);
+    expect(() => parseBenchArgs(['--seconds', 'abc'])).toThrow(/--seconds/);
+    expect(() => parseBenchArgs(['--bogus'])).toThrow();
+  });
+});

@@ -1,0 +1,61 @@
+import type { Summary } from './stats.js';
+import type { TargetCheck } from './targets.js';
+
+export interface TableRow {
+  label: string;
+  /** Operations in flight at once (callers × keys per call): what the row is compared at. */
+  callers: number;
+  /** How the concurrency is printed, e.g. `64` or `1×64` for one caller sending 64-key batches. */
+  callersLabel: string;
+  summary: Summary;
+  /** Comparison with the raw Txn at the same concurrency, already formatted (e.g. `1.04× p50`). */
+  vsRawTxn: string;
+}
+
+/**
+ * The comparison against the raw Txn that matters for each row: latency for a single caller (the
+ * p50 target), throughput for concurrent callers (the ops/s targets).
+ */
+export function vsRaw(row: { callers: number; summary: Summary }, rawByCallers: ReadonlyMap<number, Summary>): string {
+  const raw = rawByCallers.get(row.callers);
+  if (!raw) return '';
+  if (row.callers === 1) return `${fmtRatio(row.summary.p50 / raw.p50)} p50`;
+  return `${fmtRatio(row.summary.opsPerSecond / raw.opsPerSecond)} ops/s`;
+}
+
+export function formatTable(rows: readonly TableRow[]): string {
+  const header = ['operation', 'callers', 'ops', 'errors', 'p50 ms', 'p99 ms', 'ops/s', 'vs raw Txn'];
+  const body = rows.map((r) => [
+    r.label,
+    r.callersLabel,
+    String(r.summary.ops),
+    String(r.summary.errors),
+    fmtMs(r.summary.p50),
+    fmtMs(r.summary.p99),
+    fmtRate(r.summary.opsPerSecond),
+    r.vsRawTxn,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) =>
+    '| ' + cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ') + ' |';
+  const rule = '|' + widths.map((w, i) => (i === 0 || i === widths.length - 1 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|';
+  return [line(header), rule, ...body.map(line)].join('\n');
+}
+
+export function formatChecks(checks: readonly TargetCheck[], asserted: boolean): string {
+  const note = asserted ? '' : ' (smoke run: reported, not asserted)';
+  return checks.map((c) => `${c.verdict} ${c.name}: ${c.detail}${note}`).join('\n');
+}
+
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '—';
+  return ms < 1 ? ms.toFixed(3) : ms < 100 ? ms.toFixed(2) : ms.toFixed(0);
+}
+
+export function fmtRate(perSecond: number): string {
+  return Math.round(perSecond).toLocaleString('en-US');
+}
+
+export function fmtRatio(r: number): string {
+  return Number.isFinite(r) ? `${r.toFixed(2)}×` : '—';
+}

@@ -1,0 +1,143 @@
+/**
+ * Side-by-side benchmark of this provider against raw etcd transactions, the lease-per-key design,
+ * etcd3's Lock and Redis `SET NX PX`, all in one process against one 3-member etcd cluster and one
+ * redis-server that this script starts on free loopback ports and always stops.
+ *
+ *   node --expose-gc --import tsx bench/run.ts [--quick] [--json out.json] [--rounds N] [--seconds S] [--only id,…] [--check]
+ *
+ * Exit code: 0 when every operation succeeded; 1 on any error (including an unexpected result, e.g.
+ * a fresh key not acquired); 2 with --check when a target fails. --quick never asserts timings.
+ */
+import { Etcd3 } from 'etcd3';
+import { Redis } from 'ioredis';
+import { EtcdLeaseProvider } from '../src/index.js';
+import { parseBenchArgs, type BenchConfig } from './args.js';
+import { assemble } from './assemble.js';
+import { measureHeldLeases, type HeldLeasesResult } from './held-leases.js';
+import { startBenchCluster } from './infra/etcd-cluster.js';
+import { startBenchRedis } from './infra/redis-server.js';
+import { sampleMemory, type MemorySample } from './memory.js';
+import { printReport, writeJson } from './output.js';
+import { ProviderProbe } from './probe.js';
+import { runRounds } from './rounds.js';
+import { allScenarios } from './scenarios/index.js';
+import { BENCH_PREFIX } from './scenarios/scenario.js';
+
+/** Per-call deadline of the baseline clients, so a hung member cannot stall a phase forever. */
+const CALL_DEADLINE_MS = 5_000;
+/** Callers acquiring the held keys, and the most time that phase may take. */
+const HELD_CALLERS = 256;
+const HELD_TIME_LIMIT_MS = 120_000;
+
+const startedAt = Date.now();
+const cleanups: Array<() => Promise<void>> = [];
+
+let cleaning: Promise<void> | undefined;
+
+/**
+ * Stops what was started, newest first (clients before the servers they talk to); never throws.
+ * One shared run: a signal handler and the main path that fails because of it both wait for the
+ * same cleanup instead of the second exiting while the first is still stopping etcd.
+ */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const fn of cleanups.splice(0).reverse()) {
+      await fn().catch((error) => console.error(`cleanup: ${String(error)}`));
+    }
+  })();
+  return cleaning;
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping etcd and redis`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+function log(message: string): void {
+  console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${message}`);
+}
+
+async function main(config: BenchConfig): Promise<number> {
+  const scenarios = allScenarios().filter((s) => config.only.length === 0 || config.only.some((o) => s.id.includes(o)));
+  const wantHeld = config.only.length === 0 || config.only.some((o) => 'held-leases'.includes(o));
+  if (scenarios.length === 0 && !wantHeld) throw new Error(`--only ${config.only.join(',')} matches no scenario`);
+
+  // The whole run is bounded in time: a wedged run reports and cleans up instead of hanging CI.
+  const budgetMs = 2 * scenarios.length * (config.rounds * config.phaseMs + config.warmupMs) + HELD_TIME_LIMIT_MS + 120_000;
+  const watchdog = setTimeout(() => {
+    console.error(`benchmark exceeded its ${Math.round(budgetMs / 1000)} s budget; stopping`);
+    void cleanUp().finally(() => process.exit(1));
+  }, budgetMs);
+  watchdog.unref();
+
+  log('starting a 3-member etcd cluster and redis-server on loopback…');
+  const cluster = await startBenchCluster();
+  cleanups.push(() => cluster.stop());
+  const redisServer = await startBenchRedis();
+  cleanups.push(() => redisServer.stop());
+  const hosts = cluster.endpoints();
+
+  const etcd = new Etcd3({
+    hosts: hosts.map((h) => `http://${h}`),
+    defaultCallOptions: () => ({ deadline: new Date(Date.now() + CALL_DEADLINE_MS) }),
+  });
+  cleanups.push(async () => etcd.close());
+  const redis = new Redis({ host: '127.0.0.1', port: redisServer.port, commandTimeout: CALL_DEADLINE_MS, maxRetriesPerRequest: 1 });
+  cleanups.push(async () => redis.disconnect());
+  await redis.ping();
+
+  const memory: MemorySample[] = [sampleMemory('before provider')];
+  // One long-lived provider for every provider scenario, as in a Mastra process.
+  const provider = new EtcdLeaseProvider({ hosts, prefix: `${BENCH_PREFIX}provider/` });
+  cleanups.push(() => provider.close());
+  const probe = new ProviderProbe(provider);
+  if (!probe.available) log('probe unavailable (provider internals renamed?): batch sizes and grants will not be reported');
+
+  const results = await runRounds(scenarios, {
+    rounds: config.rounds,
+    phaseMs: config.phaseMs,
+    warmupMs: config.warmupMs,
+    clients: { etcd, redis, provider },
+    probe,
+    memory,
+    log,
+  });
+
+  let held: HeldLeasesResult | undefined;
+  if (wantHeld) {
+    log(`holding ${config.heldKeys} keys with one TTL through a fresh provider…`);
+    held = await measureHeldLeases(etcd, hosts, config.heldKeys, HELD_CALLERS, HELD_TIME_LIMIT_MS);
+    memory.push(sampleMemory('after held-leases'));
+    log(`held ${held.keysHeld} keys on ${held.leasesCarryingKeys} etcd leases; ${held.liveLeases} live leases in the cluster`);
+  }
+
+  const assembled = assemble(results, held);
+  const out = { startedAt, config, quick: config.quick, results, assembled, held, memory };
+  printReport(out);
+  const errors = [...assembled.summaries.values()].reduce((n, s) => n + s.errors, 0) + (held?.load.errors ?? 0);
+  const missing = held ? held.keys - held.keysHeld : 0;
+  console.log(`\nresults written to ${writeJson(out, config.jsonPath, errors)}`);
+
+  if (errors > 0 || missing > 0) {
+    console.error(`FAILED: ${errors} operations failed${missing > 0 ? `, ${missing} held keys missing` : ''}`);
+    return 1;
+  }
+  if (config.check && assembled.checks.some((c) => c.verdict === 'FAIL')) return 2;
+  return 0;
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main(parseBenchArgs(process.argv.slice(2)));
+} catch (error) {
+  // After a signal, the failure is the interruption itself (clients closed under the run): no stack.
+  if (!interrupted) console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+} finally {
+  await cleanUp();
+}
+// Explicit exit: a stray keep-alive stream or timer in a client must not keep CI waiting.
+process.exit(interrupted ? 130 : exitCode);

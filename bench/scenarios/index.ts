@@ -1,0 +1,33 @@
+import { etcdLock } from './etcd-lock.js';
+import { leasePerKey } from './lease-per-key.js';
+import { providerAcquire } from './provider-acquire.js';
+import { providerMixed } from './provider-mixed.js';
+import { rawAcquireBatch, rawAcquireShape } from './raw-acquire-shape.js';
+import { rawTxn } from './raw-txn.js';
+import { redisSetNx } from './redis-set-nx.js';
+import type { Scenario } from './scenario.js';
+
+/**
+ * Every scenario, in the order a round runs them (odd rounds run it backwards, see schedule.ts).
+ * What the targets compare sits side by side so that each pair runs seconds apart: the raw Txn, the
+ * provider's transaction sent raw, and the provider at one caller; the raw Txn ×64, the perfect batch
+ * and the provider ×64; Redis ×64 right after the provider phases.
+ */
+export function allScenarios(): Scenario[] {
+  return [
+    rawTxn(1),
+    rawAcquireShape(1),
+    providerAcquire(1),
+    leasePerKey(1),
+    etcdLock(1),
+    redisSetNx(1),
+    rawTxn(64),
+    rawAcquireBatch(1, 64),
+    providerAcquire(64),
+    providerAcquire(256),
+    providerMixed(64),
+    redisSetNx(64),
+    leasePerKey(64),
+    etcdLock(64),
+  ];
+}

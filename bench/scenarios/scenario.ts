@@ -1,0 +1,47 @@
+import type { Etcd3 } from 'etcd3';
+import type { Redis } from 'ioredis';
+import type { EtcdLeaseProvider } from '../../src/index.js';
+import type { Operation } from '../load.js';
+
+/** Clients shared by every scenario of a run (one long-lived process, as in production). */
+export interface BenchClients {
+  /** Plain `etcd3` client with default options, for the baselines. */
+  etcd: Etcd3;
+  redis: Redis;
+  provider: EtcdLeaseProvider;
+}
+
+/** What a scenario needs in order to run once: its operation, and how to undo what it wrote. */
+export interface Prepared {
+  op: Operation;
+  /** Removes what this run created beyond plain keys (etcd leases, redis keys); keys are swept by the runner. */
+  cleanup?(): Promise<void>;
+}
+
+export type Family = 'raw-txn' | 'raw-acquire-shape' | 'raw-batch' | 'lease-per-key' | 'etcd-lock' | 'provider-acquire' | 'provider-mixed' | 'redis';
+
+export interface Scenario {
+  /** Stable id, used in JSON and `--only`. */
+  readonly id: string;
+  readonly label: string;
+  readonly family: Family;
+  readonly callers: number;
+  /** Keys one call claims (a batch); throughput is reported in keys/s. Default 1. */
+  readonly keysPerCall?: number;
+  /** `runId` is unique per (round, scenario) so every run writes fresh keys. Untimed. */
+  prepare(clients: BenchClients, runId: string): Promise<Prepared>;
+}
+
+/** Every etcd key the benchmark writes lies under this prefix, so one range delete resets the cluster. */
+export const BENCH_PREFIX = 'bench/';
+
+/** TTL of a Mastra agent-thread lease (`MASTRA_AGENT_THREAD_LEASE_TTL_MS` default). */
+export const THREAD_TTL_MS = 15_000;
+
+/**
+ * Owner token shaped like Mastra's (`mastra-thread-owner:` + JSON, ~110 bytes), used as the stored
+ * value by every scenario so that etcd and Redis move the same bytes.
+ */
+export function ownerToken(caller: number): string {
+  return `mastra-thread-owner:${JSON.stringify({ runId: `run-${String(caller).padStart(6, '0')}-5f0c1e2a9b7d`, pid: process.pid, host: 'bench-host' })}`;
+}
