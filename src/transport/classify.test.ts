@@ -1,6 +1,7 @@
 import { castGrpcError } from 'etcd3';
 import { describe, expect, it } from 'vitest';
 import { EtcdAuthenticationError } from '../errors/authentication.js';
+import { LeaseArgumentRangeError } from '../errors/invalid-argument.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
 import { EtcdTlsError } from '../errors/tls.js';
 import { classify } from './classify.js';
@@ -38,5 +39,12 @@ describe('classify: security-related errors', () => {
       const verdict = classify(grpc(3, 'INVALID_ARGUMENT', details), 'acquireLease', 'p/');
       expect((verdict as { error: Error }).error).toBeInstanceOf(EtcdRequestRejectedError);
     }
+  });
+
+  it('"too large lease TTL" is a ttlMs range error, not retried', () => {
+    const verdict = classify(grpc(11, 'OUT_OF_RANGE', 'etcdserver: too large lease TTL'), 'leaseGrant', 'p/');
+    expect(verdict.kind).toBe('fatal');
+    expect((verdict as { error: Error }).error).toBeInstanceOf(LeaseArgumentRangeError);
+    expect((verdict as { error: Error }).error.message).toMatch(/^ttlMs: too large/);
   });
 });

@@ -4,10 +4,12 @@ import {
   EtcdLeaseInvalidError,
   EtcdPermissionDeniedError,
   GRPCInvalidArgumentError,
+  GRPCOutOfRangeError,
   GRPCUnauthenticatedError,
   isRecoverableError,
 } from 'etcd3';
 import { EtcdAuthenticationError } from '../errors/authentication.js';
+import { LeaseArgumentRangeError } from '../errors/invalid-argument.js';
 import { isLeaseError, type LeaseError } from '../errors/lease-error.js';
 import { EtcdPermissionError } from '../errors/permission.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
@@ -49,6 +51,14 @@ export function classify(error: unknown, operation: string, prefix: string): Ver
     if (description === ETCD_RPC_ERROR.authOldRevision) return { kind: 'retry' };
     if (description === ETCD_RPC_ERROR.userEmpty) return { kind: 'fatal', error: new EtcdAuthenticationError(operation, error) };
     return { kind: 'fatal', error: new EtcdRequestRejectedError(operation, error) };
+  }
+  // checkTtl allows up to etcd's largest lease TTL, but the pooled lease is ttlMs plus the bucket,
+  // rounded up to whole seconds: the last ~2 s below the limit reach etcd, which refuses them.
+  if (error instanceof GRPCOutOfRangeError && etcdDescription(error) === ETCD_RPC_ERROR.leaseTtlTooLarge) {
+    return {
+      kind: 'fatal',
+      error: new LeaseArgumentRangeError('ttlMs', "too large: with the lease bucket and rounding up to whole seconds, the etcd lease would exceed etcd's largest TTL (9 000 000 000 s)"),
+    };
   }
   if (error instanceof Error && (isRecoverableError(error) || isBrokenCircuitError(error) || isTaskCancelledError(error))) {
     return { kind: 'retry' };

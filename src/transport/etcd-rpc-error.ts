@@ -12,6 +12,8 @@ export const ETCD_RPC_ERROR = {
   authOldRevision: 'etcdserver: revision of auth store is old',
   /** Auth is enabled and the request carried neither a token nor a client certificate CN. */
   userEmpty: 'etcdserver: user name is empty',
+  /** A lease grant above etcd's MaxLeaseTTL (9 000 000 000 s). */
+  leaseTtlTooLarge: 'etcdserver: too large lease TTL',
 } as const;
 
 /** The description of a gRPC error as etcd3 surfaces it (message `"<code> <NAME>: <description>"`). */
