@@ -3,12 +3,12 @@ import { parseBenchArgs } from './args.js';
 
 describe('bench arguments', () => {
   it('a full run measures 20k held keys over 5 interleaved rounds', () => {
-    expect(parseBenchArgs([])).toMatchObject({ quick: false, rounds: 5, phaseMs: 3000, heldKeys: 20_000, check: false });
+    expect(parseBenchArgs([])).toMatchObject({ quick: false, rounds: 5, phaseMs: 3000, heldKeys: 20_000, heldSpreadMs: 30_000, check: false });
   });
 
   it('--quick is short and never asserts timings, even with --check', () => {
     const c = parseBenchArgs(['--quick', '--check']);
-    expect(c).toMatchObject({ quick: true, rounds: 1, phaseMs: 1000, heldKeys: 2_000, check: false });
+    expect(c).toMatchObject({ quick: true, rounds: 1, phaseMs: 1000, heldKeys: 2_000, heldSpreadMs: 3_000, check: false });
   });
 
   it('explicit values override the mode, and --only takes a list', () => {
@@ -24,5 +24,7 @@ describe('bench arguments', () => {
     expect(() => parseBenchArgs(['--rounds', '1.5'])).toThrow(/whole number/);
     expect(() => parseBenchArgs(['--seconds', 'abc'])).toThrow(/--seconds/);
     expect(() => parseBenchArgs(['--bogus'])).toThrow();
+    expect(parseBenchArgs(['--held-spread', '0']).heldSpreadMs).toBe(0);
+    expect(() => parseBenchArgs(['--held-spread=-1'])).toThrow(/non-negative/);
   });
 });

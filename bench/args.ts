@@ -13,6 +13,8 @@ export interface BenchConfig {
   warmupMs: number;
   /** Keys held at once for the live-lease count. */
   heldKeys: number;
+  /** The same count again with the keys arriving over this long (ms); 0 skips it. */
+  heldSpreadMs: number;
   /** Run only scenarios whose id contains one of these strings (for profiling one scenario). */
   only: string[];
   /** Exit with code 2 when a target fails (never in quick mode). */
@@ -20,7 +22,7 @@ export interface BenchConfig {
 }
 
 const USAGE = `usage: node --expose-gc --import tsx bench/run.ts [--quick] [--json out.json]
-       [--rounds N] [--seconds S] [--held-keys N] [--only id[,id]] [--check]`;
+       [--rounds N] [--seconds S] [--held-keys N] [--held-spread S] [--only id[,id]] [--check]`;
 
 export function parseBenchArgs(argv: string[]): BenchConfig {
   const { values } = parseArgs({
@@ -32,6 +34,7 @@ export function parseBenchArgs(argv: string[]): BenchConfig {
       rounds: { type: 'string' },
       seconds: { type: 'string' },
       'held-keys': { type: 'string' },
+      'held-spread': { type: 'string' },
       only: { type: 'string' },
       check: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -49,15 +52,18 @@ export function parseBenchArgs(argv: string[]): BenchConfig {
     phaseMs: Math.round(number('--seconds', values.seconds, quick ? 1 : 3) * 1000),
     warmupMs: quick ? 200 : 1000,
     heldKeys: count('--held-keys', values['held-keys'], quick ? 2_000 : 20_000),
+    heldSpreadMs: Math.round(number('--held-spread', values['held-spread'], quick ? 3 : 30, true) * 1000),
     only: values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : [],
     check: !quick && (values.check ?? false),
   };
 }
 
-function number(flag: string, raw: string | undefined, fallback: number): number {
+function number(flag: string, raw: string | undefined, fallback: number, zeroAllowed = false): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${flag} must be a positive number, got ${raw}\n${USAGE}`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed)) {
+    throw new Error(`${flag} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number, got ${raw}\n${USAGE}`);
+  }
   return value;
 }
 

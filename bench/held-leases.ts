@@ -5,7 +5,11 @@ import { revokeAllLeases } from './reset.js';
 import { BENCH_PREFIX, ownerToken } from './scenarios/scenario.js';
 
 export interface HeldLeasesResult {
+  /** `burst`: every key as fast as the callers go; `spread`: keys arriving at a steady rate. */
+  arrival: 'burst' | 'spread';
   keys: number;
+  /** How long the arrivals were spread over (0 for a burst). */
+  spreadMs: number;
   /** Keys actually held once the acquires finished (read back from etcd). */
   keysHeld: number;
   ttlMs: number;
@@ -16,26 +20,52 @@ export interface HeldLeasesResult {
   load: LoadResult;
 }
 
-const PREFIX = `${BENCH_PREFIX}held/`;
+export interface HeldLeasesOptions {
+  keys: number;
+  callers: number;
+  /** Spread the acquires evenly over this long; 0 = one burst. */
+  spreadMs: number;
+  timeLimitMs: number;
+}
 
 /**
  * Holds `keys` distinct leases with one TTL through a fresh provider and counts etcd leases.
  * Every live lease is revoked first, so the count is exactly what this provider created; a lease per
- * key would show `keys` here, the pool one per bucket of elapsed time (plus prefetched successors).
- * The TTL is long (60 s) so that no key expires while they are counted.
+ * key would show `keys` here, the pool about one lease per bucket of elapsed time.
+ *
+ * Why two arrival patterns: a pool's lease count grows with the time over which keys arrive, not with
+ * their number, so a burst of 20k keys in a second or two shows only how few leases one bucket
+ * needs. Keys arriving over half the TTL — what a busy Mastra deployment does — show how many leases
+ * the pool keeps live in steady state. The TTL is 60 s so that no key expires while they are counted.
  */
-export async function measureHeldLeases(etcd: Etcd3, hosts: string[], keys: number, callers: number, timeLimitMs: number): Promise<HeldLeasesResult> {
+export async function measureHeldLeases(etcd: Etcd3, hosts: string[], options: HeldLeasesOptions): Promise<HeldLeasesResult> {
   const ttlMs = 60_000;
-  await revokeAllLeases(etcd);
-  const provider = new EtcdLeaseProvider({ hosts, prefix: PREFIX });
+  const arrival = options.spreadMs > 0 ? 'spread' : 'burst';
+  const prefix = `${BENCH_PREFIX}held-${arrival}/`;
+  await revokeAllLeases(etcd); // also removes the keys of an earlier phase, which were on those leases
+  const provider = new EtcdLeaseProvider({ hosts, prefix });
   try {
     const load = await runLoad(
       async (caller, seq) => (await provider.acquireLease(`resource-held\u0000thread-${seq}`, ownerToken(caller), ttlMs)).acquired,
-      { callers, durationMs: timeLimitMs, maxOps: keys },
+      {
+        callers: options.callers,
+        durationMs: options.timeLimitMs,
+        maxOps: options.keys,
+        intervalMs: options.spreadMs / options.keys,
+      },
     );
     const { leases } = await etcd.leaseClient.leaseLeases();
-    const held = await leasesOfKeys(etcd, PREFIX);
-    return { keys, keysHeld: held.keys, ttlMs, liveLeases: leases.length, leasesCarryingKeys: held.leases.size, load };
+    const held = await leasesOfKeys(etcd, prefix);
+    return {
+      arrival,
+      keys: options.keys,
+      spreadMs: options.spreadMs,
+      keysHeld: held.keys,
+      ttlMs,
+      liveLeases: leases.length,
+      leasesCarryingKeys: held.leases.size,
+      load,
+    };
   } finally {
     await provider.close();
   }

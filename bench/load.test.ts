@@ -57,4 +57,19 @@ describe('closed-loop load', () => {
     expect(r.errors).toBeGreaterThanOrEqual(10);
     expect(r.errors).toBeLessThan(10 + 4); // at most one more per caller already in flight
   });
+
+  it('paces operations to the arrival schedule and does not count the wait as latency', async () => {
+    const clock = fakeClock();
+    const sentAt: number[] = [];
+    const r = await runLoad(
+      async () => {
+        sentAt.push(clock.now());
+        clock.advance(1);
+        return true;
+      },
+      { callers: 1, durationMs: 1e9, maxOps: 5, intervalMs: 10, now: clock.now, sleepUntil: async (time) => void clock.advance(time - clock.now()) },
+    );
+    expect(sentAt).toEqual([0, 10, 20, 30, 40]);
+    expect(r.latency.max).toBe(1);
+  });
 });

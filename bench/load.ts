@@ -17,6 +17,13 @@ export interface LoadOptions {
   maxOps: number;
   /** Stop after this many errors: a broken scenario should fail fast, not spin for its whole duration. */
   maxErrors?: number;
+  /**
+   * Arrival schedule: operation `seq` is not sent before `seq × intervalMs` after the start (callers
+   * wait for their slot). Models keys arriving over time instead of in one burst. Default: no pacing.
+   */
+  intervalMs?: number;
+  /** Waits until a clock time; injectable for tests. */
+  sleepUntil?: (time: number) => Promise<void>;
   /** Clock in ms; injectable for tests. */
   now?: () => number;
 }
@@ -34,6 +41,8 @@ export interface LoadResult extends Measurement {
 export async function runLoad(op: Operation, options: LoadOptions): Promise<LoadResult> {
   const now = options.now ?? (() => performance.now());
   const maxErrors = options.maxErrors ?? 100;
+  const interval = options.intervalMs ?? 0;
+  const sleepUntil = options.sleepUntil ?? ((time: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, time - now()))));
   const latency = new LatencyHistogram();
   let issued = 0;
   let errors = 0;
@@ -45,6 +54,8 @@ export async function runLoad(op: Operation, options: LoadOptions): Promise<Load
   const caller = async (index: number): Promise<void> => {
     while (issued < options.maxOps && errors < maxErrors && now() < endAt) {
       const seq = issued++;
+      // Latency counts from the slot, not from when the caller started waiting for it.
+      if (interval > 0 && now() < start + seq * interval) await sleepUntil(start + seq * interval);
       const sentAt = now();
       let ok: boolean;
       try {

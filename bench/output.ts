@@ -15,7 +15,7 @@ export interface RunOutput {
   quick: boolean;
   results: ReadonlyMap<string, ScenarioResult>;
   assembled: Assembled;
-  held: HeldLeasesResult | undefined;
+  held: readonly HeldLeasesResult[];
   memory: MemorySample[];
 }
 
@@ -35,6 +35,10 @@ export function printReport(out: RunOutput): void {
       `probe ${id}: ${p.ops} ops in ${p.txns} txns (mean batch ${(p.ops / p.txns).toFixed(1)}, sizes ${JSON.stringify(p.batchSizes)}); ` +
         `${p.grants} LeaseGrants; ${p.blockingLeaseLookups}/${p.leaseLookups} lease lookups waited on a grant`,
     );
+  }
+  for (const h of out.held) {
+    const how = h.arrival === 'spread' ? `arriving over ${h.spreadMs / 1000} s` : 'acquired in one burst';
+    console.log(`held keys: ${h.keysHeld} keys ${how}, TTL ${h.ttlMs / 1000} s → ${h.leasesCarryingKeys} etcd leases carry them, ${h.liveLeases} live leases in the cluster`);
   }
   for (const [name, r] of Object.entries(assembled.pairedRatios)) {
     console.log(`paired ${name}: median ${fmtRatio(r.median)} over rounds [${r.perRound.map(fmtRatio).join(', ')}]`);
@@ -66,7 +70,7 @@ export function writeJson(out: RunOutput, path: string | undefined, errors: numb
         },
       ]),
     ),
-    heldLeases: out.held ? { ...out.held, load: summarize(out.held.load) } : undefined,
+    heldLeases: out.held.map((h) => ({ ...h, load: summarize(h.load) })),
     memory: out.memory,
     memoryGrowth: memoryGrowth(out.memory),
     pairedRatios: out.assembled.pairedRatios,

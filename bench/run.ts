@@ -25,7 +25,7 @@ import { BENCH_PREFIX } from './scenarios/scenario.js';
 
 /** Per-call deadline of the baseline clients, so a hung member cannot stall a phase forever. */
 const CALL_DEADLINE_MS = 5_000;
-/** Callers acquiring the held keys, and the most time that phase may take. */
+/** Callers acquiring the held keys, and the most time that phase may take beyond its arrival spread. */
 const HELD_CALLERS = 256;
 const HELD_TIME_LIMIT_MS = 120_000;
 
@@ -67,7 +67,7 @@ async function main(config: BenchConfig): Promise<number> {
   if (scenarios.length === 0 && !wantHeld) throw new Error(`--only ${config.only.join(',')} matches no scenario`);
 
   // The whole run is bounded in time: a wedged run reports and cleans up instead of hanging CI.
-  const budgetMs = 2 * scenarios.length * (config.rounds * config.phaseMs + config.warmupMs) + HELD_TIME_LIMIT_MS + 120_000;
+  const budgetMs = 2 * scenarios.length * (config.rounds * config.phaseMs + config.warmupMs) + 2 * HELD_TIME_LIMIT_MS + config.heldSpreadMs + 120_000;
   const watchdog = setTimeout(() => {
     console.error(`benchmark exceeded its ${Math.round(budgetMs / 1000)} s budget; stopping`);
     void cleanUp().finally(() => process.exit(1));
@@ -107,19 +107,23 @@ async function main(config: BenchConfig): Promise<number> {
     log,
   });
 
-  let held: HeldLeasesResult | undefined;
+  const held: HeldLeasesResult[] = [];
   if (wantHeld) {
-    log(`holding ${config.heldKeys} keys with one TTL through a fresh provider…`);
-    held = await measureHeldLeases(etcd, hosts, config.heldKeys, HELD_CALLERS, HELD_TIME_LIMIT_MS);
-    memory.push(sampleMemory('after held-leases'));
-    log(`held ${held.keysHeld} keys on ${held.leasesCarryingKeys} etcd leases; ${held.liveLeases} live leases in the cluster`);
+    for (const spreadMs of config.heldSpreadMs > 0 ? [0, config.heldSpreadMs] : [0]) {
+      const how = spreadMs > 0 ? `arriving over ${spreadMs / 1000} s` : 'in one burst';
+      log(`holding ${config.heldKeys} keys with one TTL, ${how}, through a fresh provider…`);
+      const h = await measureHeldLeases(etcd, hosts, { keys: config.heldKeys, callers: HELD_CALLERS, spreadMs, timeLimitMs: spreadMs + HELD_TIME_LIMIT_MS });
+      memory.push(sampleMemory(`after held-leases (${h.arrival})`));
+      log(`held ${h.keysHeld} keys on ${h.leasesCarryingKeys} etcd leases; ${h.liveLeases} live leases in the cluster`);
+      held.push(h);
+    }
   }
 
   const assembled = assemble(results, held);
   const out = { startedAt, config, quick: config.quick, results, assembled, held, memory };
   printReport(out);
-  const errors = [...assembled.summaries.values()].reduce((n, s) => n + s.errors, 0) + (held?.load.errors ?? 0);
-  const missing = held ? held.keys - held.keysHeld : 0;
+  const errors = [...assembled.summaries.values(), ...held.map((h) => h.load)].reduce((n, s) => n + s.errors, 0);
+  const missing = held.reduce((n, h) => n + h.keys - h.keysHeld, 0);
   console.log(`\nresults written to ${writeJson(out, config.jsonPath, errors)}`);
 
   if (errors > 0 || missing > 0) {
