@@ -24,12 +24,15 @@ export interface ProbeCredentials {
  *   trust its certificate (`code` is Node's verification code, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`),
  *   `peer-alert` when the *server* ended it with a TLS alert (`code` like `ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE`),
  *   typically because it requires a client certificate we did not give or does not trust the one we gave;
+ * - `tls-silent`: the handshake completed but the server then hung up or said nothing: it speaks TLS,
+ *   but whether it accepted us is unknown (a server may drop a refused client without an alert);
  * - `plaintext`: no TLS, but the endpoint answered a cleartext HTTP/2 preface;
  * - `no-answer`: refused, reset, timed out: says nothing about TLS.
  */
 export type TlsProbeResult =
   | { kind: 'tls-ok' }
   | { kind: 'tls-refused'; stage: 'server-cert' | 'peer-alert'; code: string }
+  | { kind: 'tls-silent' }
   | { kind: 'plaintext' }
   | { kind: 'no-answer'; code?: string };
 
@@ -85,8 +88,10 @@ function tryTls(endpoint: Endpoint, credentials: ProbeCredentials | undefined, t
     // OpenSSL's verify result and its host-name check: a typed code instead of an error message.
     rejectUnauthorized: false,
   };
-  return settle<TlsProbeResult>(timeoutMs, { kind: 'no-answer', code: 'ETIMEDOUT' }, (finish) => {
-    let handshaken = false;
+  let handshaken = false;
+  // On timeout: after a handshake the endpoint speaks TLS but never answered; before it, nothing is known.
+  const onTimeout = (): TlsProbeResult => (handshaken ? { kind: 'tls-silent' } : { kind: 'no-answer', code: 'ETIMEDOUT' });
+  return settle<TlsProbeResult>(timeoutMs, onTimeout, (finish) => {
     const socket: TLSSocket = connectTls(options);
     socket.once('secureConnect', () => {
       handshaken = true;
@@ -103,10 +108,9 @@ function tryTls(endpoint: Endpoint, credentials: ProbeCredentials | undefined, t
       // side finished the handshake, or as a received alert, it is the server refusing us.
       const fromOpenSsl = typeof error.library === 'string';
       if (fromOpenSsl && (handshaken || isReceivedAlert(code))) finish({ kind: 'tls-refused', stage: 'peer-alert', code });
-      else finish({ kind: 'no-answer', code });
+      else finish(handshaken ? { kind: 'tls-silent' } : { kind: 'no-answer', code });
     });
-    // A clean close after the handshake and before any answer: TLS worked, the server just hung up.
-    socket.once('end', () => finish(handshaken ? { kind: 'tls-ok' } : { kind: 'no-answer' }));
+    socket.once('end', () => finish(handshaken ? { kind: 'tls-silent' } : { kind: 'no-answer' }));
     return socket;
   });
 }
@@ -132,7 +136,8 @@ function isReceivedAlert(code: string): boolean {
 }
 
 /** Runs one socket exchange to its first outcome, or `onTimeout`; the socket is always destroyed. */
-function settle<T>(timeoutMs: number, onTimeout: T, start: (finish: (value: T) => void) => Socket): Promise<T> {
+function settle<T>(timeoutMs: number, onTimeout: T | (() => T), start: (finish: (value: T) => void) => Socket): Promise<T> {
+  const timedOut = (): T => (typeof onTimeout === 'function' ? (onTimeout as () => T)() : onTimeout);
   return new Promise<T>((resolve) => {
     let socket: Socket | undefined;
     let done = false;
@@ -143,14 +148,14 @@ function settle<T>(timeoutMs: number, onTimeout: T, start: (finish: (value: T) =
       socket?.destroy();
       resolve(value);
     };
-    const timer = setTimeout(() => finish(onTimeout), timeoutMs);
+    const timer = setTimeout(() => finish(timedOut()), timeoutMs);
     timer.unref();
     try {
       socket = start(finish);
       if (done) socket.destroy();
     } catch {
       // Bad TLS material is caught when the client is built; anything else here means "no verdict".
-      finish(onTimeout);
+      finish(timedOut());
     }
   });
 }

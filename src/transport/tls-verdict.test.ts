@@ -32,6 +32,11 @@ describe('tlsVerdict', () => {
     expect(tlsVerdict(plaintext, probes([a, { kind: 'tls-ok' }], [b, { kind: 'plaintext' }]))).toBeUndefined();
   });
 
+  it('a TLS client dropped after the handshake without an alert is not proof of a TLS problem', () => {
+    expect(tlsVerdict(withCert, probes([a, { kind: 'tls-silent' }], [b, { kind: 'tls-silent' }]))).toBeUndefined();
+    expect(tlsVerdict(plaintext, probes([a, { kind: 'tls-silent' }]))?.detail).toMatch(/serves TLS/);
+  });
+
   it('no verdict when nothing answered: an outage is retried, not reported as TLS', () => {
     expect(tlsVerdict(secure, probes([a, { kind: 'no-answer', code: 'ECONNREFUSED' }], [b, { kind: 'no-answer' }]))).toBeUndefined();
     expect(tlsVerdict(plaintext, probes([a, { kind: 'no-answer', code: 'ECONNRESET' }]))).toBeUndefined();

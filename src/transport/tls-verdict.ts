@@ -33,7 +33,7 @@ export function tlsVerdict(setup: ClientTlsSetup, probes: ReadonlyArray<readonly
 function explain(setup: ClientTlsSetup, endpoint: Endpoint, result: TlsProbeResult): TlsFinding | undefined {
   const at = endpoint.text;
   if (!setup.secure) {
-    if (result.kind === 'tls-ok' || result.kind === 'tls-refused') {
+    if (result.kind === 'tls-ok' || result.kind === 'tls-refused' || result.kind === 'tls-silent') {
       return {
         detail: `${at} serves TLS but the client connects in plaintext: use https:// endpoints and set credentials.rootCertificate to the CA of the etcd server certificates`,
         code: result.kind === 'tls-refused' ? result.code : undefined,

@@ -29,6 +29,8 @@ export interface TestPki {
   readonly untrustedCa: CertFiles;
   /** A clientAuth certificate with this CN, signed by `ca` (or by `untrustedCa` when `signedBy` says so). */
   clientCert(cn: string, signedBy?: 'ca' | 'untrustedCa'): Promise<CertFiles>;
+  /** A serverAuth certificate signed by `ca` with this subjectAltName (e.g. 'DNS:other.example'). */
+  serverCert(subjectAltName: string): Promise<CertFiles>;
   /** Removes the directory; idempotent. */
   remove(): Promise<void>;
 }
@@ -78,6 +80,8 @@ export async function createTestPki(): Promise<TestPki> {
       untrustedCa,
       clientCert: (cn, signedBy = 'ca') =>
         signed(`client-${++clients}`, cn, signedBy === 'ca' ? ca : untrustedCa, 'extendedKeyUsage=clientAuth\n'),
+      serverCert: (subjectAltName) =>
+        signed(`server-${++clients}`, 'other-server', ca, `subjectAltName=${subjectAltName}\nextendedKeyUsage=serverAuth\n`),
       remove: async () => {
         await rm(dir, { recursive: true, force: true });
         forget();
