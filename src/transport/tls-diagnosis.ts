@@ -1,7 +1,7 @@
 import { isBrokenCircuitError, noop, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
 import { GRPCUnavailableError } from 'etcd3';
-import { parseEndpoint, probeEndpoint, type Endpoint, type ProbeCredentials } from './tls-probe.js';
-import { tlsVerdict, type ClientTlsSetup, type TlsFinding } from './tls-verdict.js';
+import { parseEndpoint, probeEndpoint, type Endpoint, type ProbeCredentials, type TlsProbeResult } from './tls-probe.js';
+import { tlsVerdict, worksAsConfigured, type ClientTlsSetup, type TlsFinding } from './tls-verdict.js';
 
 /**
  * Thrown by the client's global policy in place of a gRPC UNAVAILABLE when a TLS probe shows the TLS
@@ -61,9 +61,7 @@ export class TlsDiagnosis {
     if (this.verdict !== undefined && performance.now() - this.verdict.at <= VERDICT_REUSE_MS) {
       return Promise.resolve(this.verdict.finding);
     }
-    const material = this.setup.secure ? (this.credentials ?? {}) : undefined;
-    this.pending = Promise.all(this.endpoints.map(async (e) => [e, await probeEndpoint(e, material, this.timeoutMs)] as const))
-      .then((probes) => tlsVerdict(this.setup, probes))
+    this.pending = this.probeAll()
       .then((finding) => {
         this.verdict = { finding, at: performance.now() };
         return finding;
@@ -72,6 +70,26 @@ export class TlsDiagnosis {
         this.pending = undefined;
       });
     return this.pending;
+  }
+
+  /**
+   * Probes every endpoint at once. The first that works as configured settles it (no TLS problem) without
+   * waiting for the rest: a hung member must not hold a failing call back for a whole probe timeout.
+   */
+  private probeAll(): Promise<TlsFinding | undefined> {
+    const material = this.setup.secure ? (this.credentials ?? {}) : undefined;
+    return new Promise((resolve) => {
+      const probes: Array<readonly [Endpoint, TlsProbeResult]> = [];
+      let remaining = this.endpoints.length;
+      if (remaining === 0) resolve(undefined);
+      for (const endpoint of this.endpoints) {
+        void probeEndpoint(endpoint, material, this.timeoutMs).then((result) => {
+          probes.push([endpoint, result]);
+          if (worksAsConfigured(this.setup, result)) resolve(undefined);
+          if (--remaining === 0) resolve(tlsVerdict(this.setup, probes));
+        });
+      }
+    });
   }
 
   /**

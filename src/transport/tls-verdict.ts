@@ -21,13 +21,17 @@ export interface TlsFinding {
  * problem the retry policy routes around, not a reason to stop retrying.
  */
 export function tlsVerdict(setup: ClientTlsSetup, probes: ReadonlyArray<readonly [Endpoint, TlsProbeResult]>): TlsFinding | undefined {
-  const works = (r: TlsProbeResult) => (setup.secure ? r.kind === 'tls-ok' : r.kind === 'plaintext');
-  if (probes.some(([, result]) => works(result))) return undefined;
+  if (probes.some(([, result]) => worksAsConfigured(setup, result))) return undefined;
   for (const [endpoint, result] of probes) {
     const finding = explain(setup, endpoint, result);
     if (finding) return finding;
   }
   return undefined;
+}
+
+/** The endpoint answered the way the client is configured to talk: whatever fails, it is not TLS setup. */
+export function worksAsConfigured(setup: ClientTlsSetup, result: TlsProbeResult): boolean {
+  return setup.secure ? result.kind === 'tls-ok' : result.kind === 'plaintext';
 }
 
 function explain(setup: ClientTlsSetup, endpoint: Endpoint, result: TlsProbeResult): TlsFinding | undefined {

@@ -3,6 +3,7 @@ import { createServer as createH2Server } from 'node:http2';
 import { createServer as createTcpServer, type Server } from 'node:net';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TlsDiagnosis } from '../../src/transport/tls-diagnosis.js';
 import { parseEndpoint, probeEndpoint, type ProbeCredentials } from '../../src/transport/tls-probe.js';
 import { freePorts } from '../harness/ports.js';
 import { createTestPki, type TestPki } from '../harness/test-pki.js';
@@ -108,5 +109,29 @@ describe('probeEndpoint', () => {
     const startedAt = performance.now();
     expect(await probe(port, { rootCertificate: pem(pki.ca.cert) }, 300)).toMatchObject({ kind: 'no-answer' });
     expect(performance.now() - startedAt).toBeLessThan(1500);
+  });
+});
+
+describe('TlsDiagnosis', () => {
+  it('one endpoint that works as configured settles it at once, without waiting for a hung one', async () => {
+    const silent = await listen(createTcpServer((socket) => socket.on('error', () => {})));
+    const good = await tlsServer({});
+    const diagnosis = new TlsDiagnosis([`https://127.0.0.1:${silent}`, `https://127.0.0.1:${good}`], { rootCertificate: pem(pki.ca.cert) }, 5000);
+    const startedAt = performance.now();
+    expect(await diagnosis.explain()).toBeUndefined();
+    expect(performance.now() - startedAt).toBeLessThan(1000);
+  });
+
+  it('a finding is reused for the next failures instead of probing again', async () => {
+    const port = await tlsServer({});
+    let connections = 0;
+    servers.at(-1)!.on('connection', () => connections++);
+    const diagnosis = new TlsDiagnosis([`https://127.0.0.1:${port}`], { rootCertificate: pem(pki.untrustedCa.cert) }, 2000);
+    const [first, second] = await Promise.all([diagnosis.explain(), diagnosis.explain()]);
+    expect(first?.detail).toMatch(/is not trusted/);
+    expect(second).toBe(first);
+    expect(await diagnosis.explain()).toBe(first);
+    expect(diagnosis.recent()).toBe(first);
+    expect(connections).toBe(1);
   });
 });
