@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { LeaseProvider } from '@mastra/core/events';
 import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
 import { inspect, type InspectOptionsStylized } from 'node:util';
@@ -63,6 +64,8 @@ export class EtcdLeaseProvider implements LeaseProvider {
 
   constructor(options: EtcdLeaseProviderOptions) {
     this.options = resolveOptions(options);
+    // Every call in flight listens on the lifetime signal; thousands at once are expected, not a leak.
+    setMaxListeners(0, this.lifetime.signal);
     this.description = describeSettings(this.options, options);
     const { hosts, client, logger } = this.options;
     this.ownsClient = client === undefined;

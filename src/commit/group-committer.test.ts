@@ -54,6 +54,19 @@ describe('group commit', () => {
     expect(r.sent[1]!.success!.map((op) => op.request_txn)).toEqual([req('b'), req('c'), req('d')]);
   });
 
+  it("callers that re-submit as their batch returns form one batch, not a run of single sends", async () => {
+    const r = recorder();
+    const c = new GroupCommitter(r.send, { ...opts, maxInFlight: 4 });
+    const keys = Array.from({ length: 8 }, (_, i) => `k${i}`);
+    // each caller submits again the moment its first answer arrives, as a busy client does
+    await Promise.all(keys.map(async (k) => {
+      await c.submit(Buffer.from(k), req(k), far());
+      await c.submit(Buffer.from(k), req(`${k}-again`), far());
+    }));
+    const sizes = r.sent.map((q) => (q.success ?? []).filter((op) => op.request_txn).length || 1);
+    expect(sizes).toEqual([1, 8, 7]); // k0 alone (idle), then k1–k7 with k0's follow-up, then the rest
+  });
+
   it('keeps same-key operations in submission order across batches', async () => {
     const r = recorder();
     r.hold(true);

@@ -44,6 +44,7 @@ export class GroupCommitter {
   private readonly queue: Submission[] = [];
   private readonly busyKeys = new Set<string>();
   private inFlight = 0;
+  private pumpScheduled = false;
   private maxBatchSize: number;
   private closed = false;
 
@@ -81,7 +82,7 @@ export class GroupCommitter {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(submission);
-      this.pump();
+      this.schedulePump();
     });
   }
 
@@ -96,6 +97,22 @@ export class GroupCommitter {
       this.queue.splice(index, 1);
       submission.reject(new TaskCancelledError('attempt abandoned'));
     }
+  }
+
+  /**
+   * Idle (nothing in flight): send at once, so a lone caller pays no extra delay. Busy: form the next
+   * batch one event-loop turn later. When a batch returns, its callers' follow-up calls arrive one
+   * microtask after another; pumping on each would send the first few as batches of one and make the
+   * rest wait a whole round trip behind them.
+   */
+  private schedulePump(): void {
+    if (this.inFlight === 0 && !this.pumpScheduled) return this.pump();
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   private pump(): void {
@@ -120,7 +137,7 @@ export class GroupCommitter {
     } finally {
       for (const s of batch) this.busyKeys.delete(s.keyId);
       this.inFlight--;
-      this.pump();
+      this.schedulePump();
     }
   }
 

@@ -46,7 +46,9 @@ export class LeasePool {
     if (ready) {
       const now = this.now();
       if (shouldPrefetch(ready, now, ttlMs, this.bucketMs) && !this.hasSuccessor(now + ttlMs + this.bucketMs / 2)) {
-        this.startGrant(now + ttlMs).promise.catch(this.onBackgroundError);
+        // The successor picks up where `ready` stops fitting, so leases are spaced one bucket apart
+        // (granting for `now + ttlMs` would space them half a bucket apart: twice the leases).
+        this.startGrant(Math.max(now + ttlMs, ready.notBefore)).promise.catch(this.onBackgroundError);
       }
       return ready.id;
     }

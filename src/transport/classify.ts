@@ -1,4 +1,4 @@
-import { isBrokenCircuitError, isTaskCancelledError } from 'cockatiel';
+import { TaskCancelledError, isBrokenCircuitError } from 'cockatiel';
 import {
   EtcdAuthenticationFailedError,
   EtcdLeaseInvalidError,
@@ -60,7 +60,8 @@ export function classify(error: unknown, operation: string, prefix: string): Ver
       error: new LeaseArgumentRangeError('ttlMs', "too large: with the lease bucket and rounding up to whole seconds, the etcd lease would exceed etcd's largest TTL (9 000 000 000 s)"),
     };
   }
-  if (error instanceof Error && (isRecoverableError(error) || isBrokenCircuitError(error) || isTaskCancelledError(error))) {
+  // instanceof, not cockatiel's isTaskCancelledError: in cockatiel 3.2 that tests another marker and never matches.
+  if (error instanceof Error && (isRecoverableError(error) || isBrokenCircuitError(error) || error instanceof TaskCancelledError)) {
     return { kind: 'retry' };
   }
   // Unknown failures (a bug, an unexpected server answer) surface as they are rather than being retried blindly.
