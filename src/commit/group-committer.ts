@@ -103,7 +103,7 @@ export class GroupCommitter {
    * Idle (nothing in flight): send at once, so a lone caller pays no extra delay. Busy: form the next
    * batch one event-loop turn later. When a batch returns, its callers' follow-up calls arrive one
    * microtask after another; pumping on each would send the first few as batches of one and make the
-   * rest wait a whole round trip behind them.
+   * rest wait a whole round trip behind them (a returning batch keeps its slot for that turn too).
    */
   private schedulePump(): void {
     if (this.inFlight === 0 && !this.pumpScheduled) return this.pump();
@@ -136,8 +136,12 @@ export class GroupCommitter {
       await this.commit(batch);
     } finally {
       for (const s of batch) this.busyKeys.delete(s.keyId);
-      this.inFlight--;
-      this.schedulePump();
+      // The slot is given back one event-loop turn later: the callers just answered submit their
+      // follow-up calls within this turn, and those should leave together, not the first one alone.
+      setImmediate(() => {
+        this.inFlight--;
+        this.pump();
+      });
     }
   }
 
