@@ -70,7 +70,9 @@ export class EtcdLeaseProvider implements LeaseProvider {
     const { hosts, client, logger } = this.options;
     this.ownsClient = client === undefined;
     // No network call happens here: etcd3 connects lazily on the first request.
-    this.client = client ?? createEtcdClient(options, hosts!);
+    this.client =
+      client ??
+      createEtcdClient(options, hosts!, this.options.attemptTimeoutMs, (endpoint, state) => this.observer.circuit(endpoint, state));
     this.prefixBytes = Buffer.from(this.options.prefix, 'utf8');
     this.observer = new LeaseObserver({ onEvent: options.onEvent, meterProvider: options.meterProvider, logger });
     this.runner = new CallRunner(this.options.attemptTimeoutMs, this.options.prefix);

@@ -27,7 +27,7 @@ export class LeaseStore {
 
   constructor(private readonly settings: ConnectionSettings) {
     const attemptTimeoutMs = Math.min(1000, settings.timeoutMs);
-    this.client = createEtcdClient({ ...clientOptions(settings), attemptTimeoutMs }, settings.hosts);
+    this.client = createEtcdClient(clientOptions(settings), settings.hosts, attemptTimeoutMs);
     this.runner = new CallRunner(attemptTimeoutMs, settings.prefix);
     this.prefixBytes = Buffer.from(settings.prefix, 'utf8');
   }

@@ -2,6 +2,8 @@ import { ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import { redactAuth, redactCredentials } from '../config/redact.js';
 import { checkTlsMaterial } from '../config/tls-material.js';
+import type { CircuitState } from '../metrics/events.js';
+import { reportCircuit } from '../metrics/circuit.js';
 import type { EtcdLeaseProviderOptions } from '../options.js';
 import { TlsDiagnosis } from './tls-diagnosis.js';
 
@@ -15,8 +17,12 @@ import { TlsDiagnosis } from './tls-diagnosis.js';
  * Per host we keep a circuit breaker: two consecutive transient failures (a dead or hung member)
  * stop traffic to that member for a second, so the next attempt goes to another endpoint.
  */
-export function createEtcdClient(options: EtcdLeaseProviderOptions, hosts: string[]): Etcd3 {
-  const attemptTimeoutMs = options.attemptTimeoutMs ?? 1000;
+export function createEtcdClient(
+  options: EtcdLeaseProviderOptions,
+  hosts: string[],
+  attemptTimeoutMs: number,
+  onCircuit?: (endpoint: string, state: CircuitState) => void,
+): Etcd3 {
   const credentials = options.credentials;
   if (credentials !== undefined) checkCredentials(credentials);
   const diagnosis = new TlsDiagnosis(hosts, credentials, attemptTimeoutMs);
@@ -33,11 +39,14 @@ export function createEtcdClient(options: EtcdLeaseProviderOptions, hosts: strin
       context.service === 'Auth' && context.method === 'authenticate' ? { deadline: Date.now() + attemptTimeoutMs } : {},
     faultHandling: {
       global: diagnosis.policy(),
-      host: () =>
-        circuitBreaker(handleWhen((e) => e instanceof Error && isRecoverableError(e)), {
+      host: (endpoint) => {
+        const breaker = circuitBreaker(handleWhen((e) => e instanceof Error && isRecoverableError(e)), {
           halfOpenAfter: 1000,
           breaker: new ConsecutiveBreaker(2),
-        }),
+        });
+        if (onCircuit) reportCircuit(breaker, endpoint, onCircuit);
+        return breaker;
+      },
     },
   });
 }
