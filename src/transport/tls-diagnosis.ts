@@ -19,6 +19,12 @@ export class TlsHandshakeFailure extends Error {
 
 /** How long one probe's verdict answers every failure: probing is cheap, but not per failed attempt. */
 const VERDICT_REUSE_MS = 3000;
+/**
+ * Longest a failing attempt waits for a probe in flight. A TLS mistake answers within a handshake (a few
+ * ms on a LAN); an outage answers nothing until the probe times out, and the retry must not wait for
+ * that. A probe still running then finishes in the background and its verdict meets the next failure.
+ */
+const PROBE_WAIT_MS = 250;
 
 /**
  * Why this exists instead of reading gRPC's error: grpc-js reports every connection failure — refused
@@ -27,8 +33,9 @@ const VERDICT_REUSE_MS = 3000;
  * policy cannot tell "wait for the member" from "this will never work" without parsing that text. So on
  * an UNAVAILABLE failure we ask the endpoints ourselves, with `node:tls` and the same TLS material, and
  * read the answer from typed fields (`authorized`, `authorizationError`, OpenSSL error codes).
- * One probe runs at a time and its verdict is reused for a few seconds, so a storm of failing calls
- * causes a handful of handshakes, not one per call.
+ * One probe runs at a time and its verdict is reused, refreshed in the background every few seconds
+ * while failures go on, so a storm of failing calls causes a handful of handshakes, not one per call,
+ * and only a client's very first failure waits for one.
  */
 export class TlsDiagnosis {
   private readonly endpoints: Endpoint[];
@@ -53,6 +60,33 @@ export class TlsDiagnosis {
   recent(): TlsFinding | undefined {
     if (this.verdict === undefined || performance.now() - this.verdict.at > VERDICT_REUSE_MS) return undefined;
     return this.verdict.finding;
+  }
+
+  /**
+   * What a failing attempt asks. Only the client's first failure waits for a probe (at most
+   * `PROBE_WAIT_MS`); later ones take the last verdict as it is and, when it is old, refresh it in the
+   * background. So a misconfigured client fails on its first attempt, while a working one in an outage
+   * retries exactly as fast as it would without this check.
+   */
+  async explainFailure(): Promise<TlsFinding | undefined> {
+    const verdict = this.verdict;
+    if (verdict === undefined) return this.explainSoon();
+    if (performance.now() - verdict.at > VERDICT_REUSE_MS) void this.explain();
+    return verdict.finding;
+  }
+
+  /** A probe's verdict, waiting for it at most `PROBE_WAIT_MS` (undefined if it takes longer). */
+  private async explainSoon(): Promise<TlsFinding | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, PROBE_WAIT_MS, undefined);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([this.explain(), gaveUp]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Probes every endpoint (or reuses a recent verdict) and says whether TLS setup is what fails. */
@@ -94,7 +128,7 @@ export class TlsDiagnosis {
 
   /**
    * etcd3's global policy slot (it wraps every unary call, authentication included, and picks the host
-   * inside): runs the call once — retries belong to CallRunner — and on UNAVAILABLE asks `explain`.
+   * inside): runs the call once — retries belong to CallRunner — and on UNAVAILABLE asks `explainFailure`.
    * An open circuit (the call never reached a member) reuses a recent verdict but does not probe.
    */
   policy(): IPolicy<IDefaultPolicyContext> {
@@ -115,7 +149,7 @@ class TlsDiagnosingPolicy implements IPolicy<IDefaultPolicyContext> {
     } catch (error) {
       const finding =
         error instanceof GRPCUnavailableError
-          ? await this.diagnosis.explain()
+          ? await this.diagnosis.explainFailure()
           : isBrokenCircuitError(error)
             ? this.diagnosis.recent()
             : undefined;

@@ -70,7 +70,9 @@ export async function probeEndpoint(
   timeoutMs: number,
 ): Promise<TlsProbeResult> {
   const result = await tryTls(endpoint, credentials, timeoutMs);
-  if (result.kind !== 'no-answer') return result;
+  // Only an endpoint that answered — by closing or resetting the connection — may be speaking
+  // cleartext; one that said nothing at all (paused, partitioned) would not answer that either.
+  if (result.kind !== 'no-answer' || result.code === 'ETIMEDOUT' || result.code === 'ECONNREFUSED') return result;
   return (await answersCleartextH2(endpoint, timeoutMs)) ? { kind: 'plaintext' } : result;
 }
 
