@@ -14,7 +14,7 @@ import { EtcdLeaseProvider } from '../src/index.js';
 import { parseBenchArgs, type BenchConfig } from './args.js';
 import { assemble } from './assemble.js';
 import { measureHeldLeases, type HeldLeasesResult } from './held-leases.js';
-import { startBenchCluster } from './infra/etcd-cluster.js';
+import { LocalCluster } from '../src/cli/demo/local-cluster.js';
 import { startBenchRedis } from './infra/redis-server.js';
 import { sampleMemory, type MemorySample } from './memory.js';
 import { printReport, writeJson } from './output.js';
@@ -75,14 +75,15 @@ async function main(config: BenchConfig): Promise<number> {
   watchdog.unref();
 
   log('starting a 3-member etcd cluster and redis-server on loopback…');
-  const cluster = await startBenchCluster();
+  // The demo's launcher: etcd processes straight on loopback ports (no fault proxies in the data path).
+  const cluster = await LocalCluster.start();
   cleanups.push(() => cluster.stop());
   const redisServer = await startBenchRedis();
   cleanups.push(() => redisServer.stop());
   const hosts = cluster.endpoints();
 
   const etcd = new Etcd3({
-    hosts: hosts.map((h) => `http://${h}`),
+    hosts,
     defaultCallOptions: () => ({ deadline: new Date(Date.now() + CALL_DEADLINE_MS) }),
   });
   cleanups.push(async () => etcd.close());
