@@ -73,10 +73,16 @@ describe('chaos: kill, pause, blackhole, quorum loss', () => {
       for (const key of KEYS) {
         const owner = await reader.getLeaseOwner(key);
         if (owner === undefined) continue;
-        // a stored owner must be one the history gave the key to, last: a window's owner, or an
-        // ambiguous (errored) call's owner — never a stranger and never an owner superseded since
+        // A stored owner must be the one the history gave the key to last — the last window's owner —
+        // or one whose write may have landed without its caller knowing: a call that ended in an error,
+        // or an acquire/transfer whose earlier attempt may have been held in a partitioned link and
+        // applied after the retry had already answered (etcd applies a request when it arrives) — so
+        // one in flight during a fault, or sent after the last window began. Never a stranger.
         const last = windows.filter((w) => w.key === key).sort((a, b) => a.start - b.start).at(-1);
-        const ambiguous = history.filter((o) => o.key === key && o.outcome === 'error').map((o) => o.toOwner ?? o.owner);
+        const mayHaveLanded = (o: RecordedOp) =>
+          o.outcome === 'error' ||
+          ((o.op === 'acquire' || o.op === 'transfer') && (faults.some((f) => during(o, f)) || (last !== undefined && o.sentAt >= last.start)));
+        const ambiguous = history.filter((o) => o.key === key && mayHaveLanded(o)).map((o) => o.toOwner ?? o.owner);
         expect([last?.owner, ...ambiguous]).toContain(owner);
       }
     } finally {
