@@ -136,12 +136,15 @@ export class GroupCommitter {
       await this.commit(batch);
     } finally {
       for (const s of batch) this.busyKeys.delete(s.keyId);
-      // The slot is given back one event-loop turn later: the callers just answered submit their
-      // follow-up calls within this turn, and those should leave together, not the first one alone.
-      setImmediate(() => {
+      // After a batch of several, the slot is given back one event-loop turn later: the callers just
+      // answered submit their follow-up calls within this turn, and those should leave together, not
+      // the first one alone. A lone caller gets its slot back at once and pays no extra turn.
+      const release = () => {
         this.inFlight--;
-        this.pump();
-      });
+        this.schedulePump();
+      };
+      if (batch.length > 1) setImmediate(release);
+      else release();
     }
   }
 
