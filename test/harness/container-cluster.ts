@@ -4,7 +4,7 @@ import { GenericContainer, getContainerRuntimeClient, ImageName, Wait } from 'te
 import type { ClusterOptions, TestCluster } from './cluster.js';
 import { onProcessExit } from './exit-cleanup.js';
 import { launchCluster } from './managed-cluster.js';
-import type { MemberDriver, MemberLaunch } from './member-driver.js';
+import { unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
 
 /**
  * Runs each member in a container of ETCD_TEST_IMAGE (built offline by build-etcd-image.sh).
@@ -117,10 +117,7 @@ class ContainerMemberDriver implements MemberDriver {
   }
 
   unavailable(index: number): string | undefined {
-    const member = this.members.get(index);
-    if (member === undefined) return 'never started';
-    if (member.ended !== undefined) return member.ended;
-    return member.paused ? 'paused' : undefined;
+    return unavailableReason(this.members.get(index));
   }
 
   async stopAll(): Promise<void> {

@@ -26,3 +26,16 @@ export interface MemberDriver {
   /** Kills every member; safe to call more than once. */
   stopAll(): Promise<void>;
 }
+
+/** What both drivers track of a member they started: why it stopped, if it did, and whether it is paused. */
+export interface MemberRunState {
+  ended: string | undefined;
+  paused: boolean;
+}
+
+/** The shared answer to `MemberDriver.unavailable`: why the member cannot serve, or undefined when it can. */
+export function unavailableReason(member: MemberRunState | undefined): string | undefined {
+  if (member === undefined) return 'never started';
+  if (member.ended !== undefined) return member.ended;
+  return member.paused ? 'paused' : undefined;
+}

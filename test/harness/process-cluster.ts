@@ -4,7 +4,7 @@ import { closeSync, openSync } from 'node:fs';
 import type { ClusterOptions, TestCluster } from './cluster.js';
 import { onProcessExit } from './exit-cleanup.js';
 import { launchCluster } from './managed-cluster.js';
-import type { MemberDriver, MemberLaunch } from './member-driver.js';
+import { unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
 
 /** Runs each member as a child `etcd` process (ETCD_BIN, else `etcd` from PATH). */
 export function startProcessCluster(options: ClusterOptions): Promise<TestCluster> {
@@ -82,10 +82,7 @@ class ProcessMemberDriver implements MemberDriver {
   }
 
   unavailable(index: number): string | undefined {
-    const member = this.members.get(index);
-    if (member === undefined) return 'never started';
-    if (member.ended !== undefined) return member.ended;
-    return member.paused ? 'paused' : undefined;
+    return unavailableReason(this.members.get(index));
   }
 
   async stopAll(): Promise<void> {
