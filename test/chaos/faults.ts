@@ -11,18 +11,23 @@ export interface FaultWindow {
   end: number;
   /** For a single-member leader fault: how long until the survivors had elected a new leader (as the harness polls it). */
   electedAfterMs?: number;
+  /** When the fault was fully in place (inject returned) and when healing began: the fault held in between. */
+  injectedAt: number;
+  healStartedAt: number;
 }
 
 export interface FaultStep {
   name: string;
   scope: FaultWindow['scope'];
   hitsLeader: boolean;
+  /** How long the fault is held, when not the run's default. */
+  holdMs?: number;
   /** Injects the fault; returns the function that heals it. */
   inject(cluster: TestCluster): Promise<() => Promise<void>>;
 }
 
 /** etcd's default election timeout is 1 s: pausing the leader for longer forces an election. */
-export const chaosSteps = (holdMs: number): FaultStep[] => [
+export const chaosSteps = (): FaultStep[] => [
   {
     name: 'kill the leader (SIGKILL), then restart it',
     scope: 'single',
@@ -58,11 +63,12 @@ export const chaosSteps = (holdMs: number): FaultStep[] => [
     name: 'take quorum away (kill two members), then give it back',
     scope: 'quorum',
     hitsLeader: true,
+    // longer than a call's 5 s deadline, so calls sent into the outage also end inside it
+    holdMs: 7000,
     async inject(c) {
       const leader = await c.leader();
       const victims = [leader, (leader + 1) % c.size];
       for (const v of victims) await c.kill(v);
-      await new Promise((r) => setTimeout(r, holdMs)); // quorum stays away for a while on purpose
       // Restarted together: either one alone restores quorum with the survivor, and etcd needs no order.
       return async () => {
         await Promise.all(victims.map((v) => c.restart(v)));
@@ -88,15 +94,26 @@ export async function runFaults(
     const start = now();
     log(`fault: ${step.name}`);
     const heal = await step.inject(cluster);
+    const injectedAt = now();
     // The floor of any stall: no write can commit before the survivors elect a leader.
     const electedAfterMs = step.scope === 'single' && step.hitsLeader ? (await cluster.leader(), now() - start) : undefined;
-    await new Promise((r) => setTimeout(r, Math.max(0, holdMs - (now() - start))));
+    await new Promise((r) => setTimeout(r, Math.max(0, (step.holdMs ?? holdMs) - (now() - start))));
     log(`heal: ${step.name}`);
+    const healStartedAt = now();
     await heal();
     await cluster.waitHealthy(60_000);
     log('healthy again');
     const end = now();
-    windows.push({ name: step.name, scope: step.scope, hitsLeader: step.hitsLeader, start, end, ...(electedAfterMs === undefined ? {} : { electedAfterMs }) });
+    windows.push({
+      name: step.name,
+      scope: step.scope,
+      hitsLeader: step.hitsLeader,
+      start,
+      end,
+      injectedAt,
+      healStartedAt,
+      ...(electedAfterMs === undefined ? {} : { electedAfterMs }),
+    });
     await new Promise((r) => setTimeout(r, settleMs));
   }
   return windows;
