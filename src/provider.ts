@@ -108,13 +108,13 @@ export class EtcdLeaseProvider implements LeaseProvider {
 
   async acquireLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResult> {
     const etcdKey = this.checkKey('acquireLease', key, owner);
-    checkTtl(ttlMs);
+    checkTtl(ttlMs, this.options.leaseBucketMs);
     return this.acquire(etcdKey, key, owner, ttlMs, call);
   }
 
   async renewLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
     const etcdKey = this.checkKey('renewLease', key, owner);
-    checkTtl(ttlMs);
+    checkTtl(ttlMs, this.options.leaseBucketMs);
     return this.observer.watchRenew(key, owner, this.renew(etcdKey, owner, ttlMs, call));
   }
 
@@ -130,7 +130,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
     checkText('key', key);
     const etcdKey = encodeKey(this.prefixBytes, key);
     checkEntrySize(etcdKey, [fromOwner, toOwner]);
-    checkTtl(ttlMs);
+    checkTtl(ttlMs, this.options.leaseBucketMs);
     return this.write('transferLease', etcdKey, ttlMs, call, (lease) => transferTxn(etcdKey, fromOwner, toOwner, lease), decodeTransfer);
   }
 
@@ -156,7 +156,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
    */
   async waitForLease(key: string, owner: string, ttlMs: number, options?: WaitForLeaseOptions): Promise<WaitForLeaseResult> {
     this.checkKey('waitForLease', key, owner);
-    checkTtl(ttlMs);
+    checkTtl(ttlMs, this.options.leaseBucketMs);
     checkWaitOptions(options);
     return (await waitForLease(this.leaseOps, key, owner, ttlMs, options)).result;
   }
@@ -167,7 +167,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
    */
   async hold(key: string, owner: string, ttlMs: number, options?: WaitForLeaseOptions): Promise<LeaseHandle> {
     this.checkKey('hold', key, owner);
-    checkTtl(ttlMs);
+    checkTtl(ttlMs, this.options.leaseBucketMs);
     checkWaitOptions(options);
     return hold(this.leaseOps, key, owner, ttlMs, options);
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import { resolveOptions } from '../resolve-options.js';
 import { MAX_ENTRY_BYTES, checkEntrySize, checkText, decodeKey, encodeKey } from './key-codec.js';
-import { checkTtl } from './ttl.js';
+import { MAX_TTL_MS, checkTtl } from './ttl.js';
 
 describe('key and owner validation', () => {
   it.each([
@@ -39,6 +39,12 @@ describe('ttl validation', () => {
   it.each([0, -1, NaN, Infinity, -Infinity, 9e15])('rejects ttlMs=%s with a RangeError naming ttlMs', (ttl) => {
     expect(() => checkTtl(ttl)).toThrow(LeaseArgumentRangeError);
     expect(() => checkTtl(ttl)).toThrow(/^ttlMs: /);
+  });
+
+  it("refuses a ttl whose pooled lease (ttl + bucket, whole seconds) would pass etcd's largest lease TTL", () => {
+    expect(() => checkTtl(MAX_TTL_MS - 999, 1000)).toThrow(/^ttlMs: too large/);
+    expect(() => checkTtl(MAX_TTL_MS - 1000, 1000)).not.toThrow();
+    expect(() => checkTtl(MAX_TTL_MS, 0)).not.toThrow();
   });
 
   it('rejects a non-number ttl with a TypeError', () => {
