@@ -1,5 +1,5 @@
 import type { Etcd3 } from 'etcd3';
-import { EtcdLeaseProvider } from '../src/index.js';
+import { EtcdLeaseProvider } from './provider-under-test.js';
 import { runLoad, type LoadResult } from './load.js';
 import { revokeAllLeases } from './reset.js';
 import { BENCH_PREFIX, ownerToken } from './scenarios/scenario.js';

@@ -10,7 +10,7 @@
  */
 import { Etcd3 } from 'etcd3';
 import { Redis } from 'ioredis';
-import { EtcdLeaseProvider } from '../src/index.js';
+import { EtcdLeaseProvider } from './provider-under-test.js';
 import { parseBenchArgs, type BenchConfig } from './args.js';
 import { assemble } from './assemble.js';
 import { measureHeldLeases, type HeldLeasesResult } from './held-leases.js';
