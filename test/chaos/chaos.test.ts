@@ -6,7 +6,7 @@ import { longestStall } from '../../src/history/stalls.js';
 import type { RecordedOp } from '../../src/history/types.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../harness/cluster.js';
-import { chaosSteps, runFaults, type FaultWindow } from './faults.js';
+import { chaosSteps, runFaults, type FaultStep, type FaultWindow } from './faults.js';
 import { startWorkload } from './workload.js';
 
 /**
@@ -29,7 +29,24 @@ beforeAll(async () => {
   const workload = startWorkload({ endpoints: cluster.endpoints(), prefix, workers: 4, keys: KEYS, ttlMs: TTL_MS });
   await new Promise((r) => setTimeout(r, SETTLE_MS)); // a fault-free baseline first
   try {
-    faults = await runFaults(cluster, chaosSteps(), HOLD_MS, SETTLE_MS, () => performance.now(), (l) => console.log(`[chaos] ${l}`));
+    // While quorum is gone, a separate client with a 1 s deadline makes calls that are sure to be sent
+    // and answered inside the outage: none of them may report success.
+    const probe = new EtcdLeaseProvider({ hosts: cluster.endpoints(), prefix, deadlineMs: 1000 });
+    const probeDuringOutage = async (step: FaultStep) => {
+      if (step.scope !== 'quorum') return;
+      for (let i = 0; i < 3; i++) {
+        const sentAt = performance.now();
+        const owner = `probe/run-${i}`;
+        const r = await probe.acquireLease(KEYS[i % KEYS.length]!, owner, TTL_MS).catch(() => undefined);
+        const outcome = r === undefined ? 'error' : r.acquired ? 'ok' : 'lost';
+        workload.history.push({ client: 'probe', key: KEYS[i % KEYS.length]!, owner, op: 'acquire', ttlMs: TTL_MS, sentAt, returnedAt: performance.now(), outcome });
+      }
+    };
+    try {
+      faults = await runFaults(cluster, chaosSteps(), HOLD_MS, SETTLE_MS, () => performance.now(), (l) => console.log(`[chaos] ${l}`), probeDuringOutage);
+    } finally {
+      await probe.close();
+    }
   } finally {
     console.log('[chaos] stopping the workload');
     history = await workload.stop();

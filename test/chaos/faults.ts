@@ -63,7 +63,7 @@ export const chaosSteps = (): FaultStep[] => [
     name: 'take quorum away (kill two members), then give it back',
     scope: 'quorum',
     hitsLeader: true,
-    // longer than a call's 5 s deadline, so calls sent into the outage also end inside it
+    // longer than a call's 5 s deadline, so the workers' calls sent into the outage end inside it too
     holdMs: 7000,
     async inject(c) {
       const leader = await c.leader();
@@ -88,6 +88,8 @@ export async function runFaults(
   settleMs: number,
   now: () => number,
   log: (line: string) => void,
+  /** Runs while a fault is held (e.g. extra calls that must end inside it); awaited before healing. */
+  whileHeld: (step: FaultStep) => Promise<void> = async () => {},
 ): Promise<FaultWindow[]> {
   const windows: FaultWindow[] = [];
   for (const step of steps) {
@@ -97,7 +99,11 @@ export async function runFaults(
     const injectedAt = now();
     // The floor of any stall: no write can commit before the survivors elect a leader.
     const electedAfterMs = step.scope === 'single' && step.hitsLeader ? (await cluster.leader(), now() - start) : undefined;
-    await new Promise((r) => setTimeout(r, Math.max(0, (step.holdMs ?? holdMs) - (now() - start))));
+    await Promise.all([
+      whileHeld(step),
+      // held from the moment the fault was fully in place (killing containers can take seconds)
+      new Promise((r) => setTimeout(r, Math.max(0, (step.holdMs ?? holdMs) - (now() - injectedAt)))),
+    ]);
     log(`heal: ${step.name}`);
     const healStartedAt = now();
     await heal();
