@@ -41,7 +41,6 @@ export class CallRunner {
   constructor(
     private readonly attemptTimeoutMs: number,
     private readonly prefix: string,
-    private readonly onLeaseLost: (error: unknown) => void = () => {},
   ) {
     this.policy = retry(
       handleWhen((e) => !(e instanceof Fatal)),
@@ -86,7 +85,6 @@ export class CallRunner {
       } catch (error) {
         const verdict = classify(error, operation, this.prefix);
         if (verdict.kind === 'fatal') throw new Fatal(verdict.error);
-        if (verdict.kind === 'lease-lost') this.onLeaseLost(error);
         lastError = error;
         throw error;
       }

@@ -19,12 +19,12 @@ import { TlsHandshakeFailure } from './tls-diagnosis.js';
 
 /**
  * What the retry policy should do with an error from one attempt.
- * - `retry`: transient (member down, no leader, attempt deadline, open circuit). Safe to resend
- *   because every operation is idempotent by construction (see src/operations).
- * - `lease-lost`: etcd no longer knows the pooled lease the attempt used; get another and resend.
+ * - `retry`: transient (member down, no leader, attempt deadline, open circuit), or a pooled lease etcd
+ *   no longer knows (the provider drops it from the pool before the resend picks another). Safe to
+ *   resend because every operation is idempotent by construction (see src/operations).
  * - `fatal`: retrying cannot help (bad credentials, missing permission, TLS setup, a request etcd refuses).
  */
-export type Verdict = { kind: 'retry' } | { kind: 'lease-lost' } | { kind: 'fatal'; error: LeaseError | Error };
+export type Verdict = { kind: 'retry' } | { kind: 'fatal'; error: LeaseError | Error };
 
 /**
  * Classifies by error class (as `etcd3` and cockatiel type them), never by searching message text;
@@ -32,7 +32,7 @@ export type Verdict = { kind: 'retry' } | { kind: 'lease-lost' } | { kind: 'fata
  */
 export function classify(error: unknown, operation: string, prefix: string): Verdict {
   if (isLeaseError(error)) return error.retryable ? { kind: 'retry' } : { kind: 'fatal', error };
-  if (error instanceof EtcdLeaseInvalidError) return { kind: 'lease-lost' };
+  if (error instanceof EtcdLeaseInvalidError) return { kind: 'retry' };
   if (error instanceof EtcdAuthenticationFailedError || error instanceof GRPCUnauthenticatedError) {
     return { kind: 'fatal', error: new EtcdAuthenticationError(operation, error) };
   }
