@@ -1,9 +1,9 @@
-export { EtcdLeaseProvider, type LeaseInfo } from './provider.js';
+export { EtcdLeaseProvider } from './provider.js';
 export type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
 export { loadEtcdOptionsFromEnv, type EtcdEnvOptions } from './config/load-env.js';
 export { loadEtcdCredentials, type EtcdTlsFiles, type EtcdCredentials } from './config/load-credentials.js';
 export type { LeaseCallOptions } from './call-options.js';
-export type { AcquireResult } from './operations/acquire.js';
+export type { AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
 export { LeaseError, isLeaseError, type LeaseErrorCode } from './errors/lease-error.js';
 export { LeaseArgumentTypeError, LeaseArgumentRangeError } from './errors/invalid-argument.js';
 export { EtcdUnavailableError } from './errors/unavailable.js';

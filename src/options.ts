@@ -61,6 +61,13 @@ export interface EtcdLeaseProviderOptions {
    * @default 'linearizable'
    */
   readConsistency?: 'linearizable' | 'serializable';
+  /**
+   * `true`: `acquireLease` resolves exactly `{ acquired, owner }`, the shape Mastra's contract states (its own tests
+   * compare with deep equality). `false`: a winning acquire also carries its `fencingToken`; `getLease` has it
+   * either way.
+   * @default false
+   */
+  contractResults?: boolean;
   /** Receives debug and warning messages. Silent by default. */
   logger?: LeaseLogger;
   /**

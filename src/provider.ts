@@ -1,49 +1,53 @@
 import { setMaxListeners } from 'node:events';
 import type { LeaseProvider } from '@mastra/core/events';
-import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
 import { inspect, type InspectOptionsStylized } from 'node:util';
 import type { LeaseCallOptions } from './call-options.js';
-import { hold } from './handles/hold.js';
-import type { LeaseHandle } from './handles/lease-handle.js';
-import { LeaseObserver } from './metrics/observer.js';
+import { acquireAttempt } from './calls/acquire-call.js';
+import { LeaseBackend } from './calls/lease-backend.js';
+import { OPERATIONS } from './calls/operation-set.js';
+import { ReleaseCall } from './calls/release-call.js';
+import { renewAttempt } from './calls/renew-call.js';
+import { TransferCall } from './calls/transfer-call.js';
+import { LeaseClock } from './clock/lease-clock.js';
 import { GroupCommitter } from './commit/group-committer.js';
+import { KeyLanes } from './commit/key-lanes.js';
 import { describeSettings } from './config/redact.js';
 import { ProviderClosedError } from './errors/closed.js';
 import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
+import { hold } from './handles/hold.js';
+import type { LeaseHandle } from './handles/lease-handle.js';
+import { splitMetadata } from './keys/call-arguments.js';
 import { checkEntrySize, checkText, encodeKey } from './keys/key-codec.js';
+import { decodeLeaseValue, encodeLeaseValue } from './keys/lease-value.js';
 import { checkTtl } from './keys/ttl.js';
+import { LeaseIdSpace } from './leases/lease-id.js';
 import { LeasePool } from './leases/lease-pool.js';
-import { acquireTxn, decodeAcquire, type AcquireResult } from './operations/acquire.js';
-import type { TxnOutcome, TxnRequest, TxnResponse } from './operations/etcd-txn.js';
-import { decodeRead, readTxn, type LeaseRecord } from './operations/read-lease.js';
-import { releaseTxn } from './operations/release.js';
-import { decodeRenew, renewTxn } from './operations/renew.js';
-import { decodeTransfer, transferTxn } from './operations/transfer.js';
+import { grantPooledLease } from './leases/grant.js';
+import { LeaseObserver } from './metrics/observer.js';
+import { decodeRead, readTxn, type StoredLease } from './operations/read-lease.js';
+import type { TxnResponse } from './operations/etcd-txn.js';
 import type { EtcdLeaseProviderOptions } from './options.js';
+import type { ProviderInternals } from './provider-internals.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import { CallRunner, type AttemptContext, type CallBudget } from './transport/call-runner.js';
+import type { AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
+import { TenureTable } from './tenure/tenure-table.js';
+import { CallRunner, type CallBudget } from './transport/call-runner.js';
+import type { CallScope } from './transport/call-scope.js';
 import { createEtcdClient } from './transport/etcd-client.js';
+import { POLICY } from './transport/policy.js';
 import { adaptWatcher } from './waiting/key-watch.js';
 import type { LeaseOps } from './waiting/lease-ops.js';
 import { Lifecycle } from './waiting/lifecycle.js';
-import { releaseTokenTxn } from './waiting/release-token.js';
 import { checkWaitOptions } from './waiting/stop.js';
 import type { WaitForLeaseOptions, WaitForLeaseResult } from './waiting/wait-options.js';
 import { waitForLease } from './waiting/wait-for-lease.js';
 
-/** What `getLease` reports about a held lease. */
-export interface LeaseInfo {
-  owner: string;
-  /** Decimal etcd revision of the holder's last write; strictly greater than any token an earlier holder saw. */
-  fencingToken: string;
-  /** Milliseconds until etcd may delete the key at the earliest, as the server counts it (whole seconds). */
-  ttlRemainingMs: number;
-}
-
 /**
- * Mastra's `LeaseProvider` on etcd: one key per lease under `prefix`, the owner string as its value,
- * attached to a shared etcd lease whose expiry is never earlier than the caller's `ttlMs`.
- * Every ownership check is a compare inside the same etcd transaction as the write it guards.
+ * Mastra's `LeaseProvider` on etcd: one key per lease under `prefix`, the owner (and run metadata, if any) as its
+ * value, attached to a shared etcd lease whose expiry is never earlier than the caller's `ttlMs`.
+ * Every ownership check is a compare inside the same etcd transaction as the write it guards; docs/design.md
+ * explains the shapes and why late or reordered attempts cannot make two owners believe they hold a key.
  */
 export class EtcdLeaseProvider implements LeaseProvider {
   private readonly options: ResolvedOptions;
@@ -53,6 +57,8 @@ export class EtcdLeaseProvider implements LeaseProvider {
   private readonly runner: CallRunner;
   private readonly committer: GroupCommitter;
   private readonly pool: LeasePool;
+  private readonly clock: LeaseClock;
+  private readonly backend: LeaseBackend;
   private readonly observer: LeaseObserver;
   private readonly lifecycle = new Lifecycle();
   private readonly leaseOps: LeaseOps;
@@ -62,7 +68,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
   /** Aborted by close(): every call still in flight then rejects with ProviderClosedError. */
   private readonly lifetime = new AbortController();
 
-  constructor(options: EtcdLeaseProviderOptions) {
+  constructor(options: EtcdLeaseProviderOptions, internals: ProviderInternals = {}) {
     this.options = resolveOptions(options);
     // Every call in flight listens on the lifetime signal; thousands at once are expected, not a leak.
     setMaxListeners(0, this.lifetime.signal);
@@ -75,19 +81,36 @@ export class EtcdLeaseProvider implements LeaseProvider {
       createEtcdClient(options, hosts!, this.options.attemptTimeoutMs, (endpoint, state) => this.observer.circuit(endpoint, state));
     this.prefixBytes = Buffer.from(this.options.prefix, 'utf8');
     this.observer = new LeaseObserver({ onEvent: options.onEvent, meterProvider: options.meterProvider, logger });
-    this.runner = new CallRunner(this.options.attemptTimeoutMs, this.options.prefix);
+    this.clock = internals.clock ?? new LeaseClock();
+    this.runner = new CallRunner(this.options.attemptTimeoutMs, this.options.prefix, this.options.deadlineMs);
     this.committer = new GroupCommitter((request, deadline) => this.sendTxn(request, deadline), {
       maxBatchSize: this.options.maxBatchSize,
-      maxInFlight: 4,
-      maxBatchBytes: 1024 * 1024,
+      maxInFlight: POLICY.batch.maxInFlight,
+      maxBatchBytes: POLICY.batch.maxBatchBytes,
       onDegrade: (message) => logger.warn?.(message),
       onBatch: (size) => this.observer.batch(size),
+      onRoundTrip: (ms) => this.runner.timeouts.observe(ms),
     });
+    const ids = new LeaseIdSpace(this.clock.wallOrigin, internals.leaseIdTag);
     this.pool = new LeasePool(
-      (ttlSeconds) => this.grantLease(ttlSeconds),
+      (ttlSeconds, id, notBefore) =>
+        grantPooledLease({ client: this.client, runner: this.runner, clock: this.clock, logger, budget: this.lifetimeBudget() }, ttlSeconds, id, notBefore),
       this.options.leaseBucketMs,
+      this.clock,
+      ids,
       (error) => logger.warn?.('background lease grant failed', { error }),
     );
+    this.backend = new LeaseBackend({
+      client: this.client,
+      runner: this.runner,
+      committer: this.committer,
+      lanes: new KeyLanes(),
+      pool: this.pool,
+      clock: this.clock,
+      own: ids,
+      tenures: new TenureTable(),
+      operations: internals.operations ?? OPERATIONS,
+    });
     this.leaseOps = this.createLeaseOps();
   }
 
@@ -106,46 +129,92 @@ export class EtcdLeaseProvider implements LeaseProvider {
     return this.options.prefix;
   }
 
-  async acquireLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResult> {
+  /**
+   * Takes `key` for `owner` (with run `metadata`, if given) for at least `ttlMs`, or refreshes it if exactly that
+   * owner and metadata already hold it; otherwise reports the holder. The last two arguments may also be
+   * `(call)` alone, as before metadata existed.
+   */
+  async acquireLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<AcquireResult> {
+    const sentAt = this.clock.now();
+    const args = splitMetadata('metadata', metadata, call);
     const etcdKey = this.checkKey('acquireLease', key, owner);
+    const value = this.storedValue(etcdKey, owner, args.metadata);
     checkTtl(ttlMs, this.options.leaseBucketMs);
-    return this.acquire(etcdKey, key, owner, ttlMs, call);
+    return this.acquire(etcdKey, value, key, owner, ttlMs, sentAt, args.call);
   }
 
-  async renewLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
+  /** `true` while `owner` (with exactly this `metadata`) holds `key`; it then lasts at least `ttlMs` more. */
+  async renewLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<boolean> {
+    const sentAt = this.clock.now();
+    const args = splitMetadata('metadata', metadata, call);
     const etcdKey = this.checkKey('renewLease', key, owner);
+    const value = this.storedValue(etcdKey, owner, args.metadata);
     checkTtl(ttlMs, this.options.leaseBucketMs);
-    return this.observer.watchRenew(key, owner, this.renew(etcdKey, owner, ttlMs, call));
+    return this.observer.watchRenew(key, owner, this.renew(etcdKey, value, ttlMs, sentAt, args.call));
   }
 
-  async releaseLease(key: string, owner: string, call?: LeaseCallOptions): Promise<void> {
+  /** Deletes `key` if `owner` (with exactly this `metadata`) holds it; otherwise does nothing. */
+  async releaseLease(key: string, owner: string, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<void> {
+    const args = splitMetadata('metadata', metadata, call);
     const etcdKey = this.checkKey('releaseLease', key, owner);
-    await this.write('releaseLease', etcdKey, undefined, call, () => releaseTxn(etcdKey, owner), () => undefined);
+    const value = this.storedValue(etcdKey, owner, args.metadata);
+    await this.release(etcdKey, value, this.budget(args.call));
   }
 
-  async transferLease(key: string, fromOwner: string, toOwner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
+  /**
+   * Hands `key` from `fromOwner` (with `fromMetadata`) to `toOwner` (stored with `toMetadata`) without it ever being
+   * free. `false` when `fromOwner` no longer holds it. `(…, ttlMs, call)` is accepted as before metadata existed.
+   */
+  async transferLease(
+    key: string,
+    fromOwner: string,
+    toOwner: string,
+    ttlMs: number,
+    fromMetadata?: string | LeaseCallOptions,
+    toMetadata?: string,
+    call?: LeaseCallOptions,
+  ): Promise<boolean> {
+    const sentAt = this.clock.now();
     this.assertOpen('transferLease');
+    const from = splitMetadata('fromMetadata', fromMetadata, typeof fromMetadata === 'object' ? call : undefined);
+    const to = splitMetadata('toMetadata', toMetadata, undefined);
     checkText('fromOwner', fromOwner);
     checkText('toOwner', toOwner);
     checkText('key', key);
     const etcdKey = encodeKey(this.prefixBytes, key);
-    checkEntrySize(etcdKey, [fromOwner, toOwner]);
+    const fromValue = encodeLeaseValue(fromOwner, from.metadata);
+    const toValue = encodeLeaseValue(toOwner, to.metadata);
+    checkEntrySize(etcdKey, [fromValue, toValue]);
     checkTtl(ttlMs, this.options.leaseBucketMs);
-    return this.write('transferLease', etcdKey, ttlMs, call, (lease) => transferTxn(etcdKey, fromOwner, toOwner, lease), decodeTransfer);
+    const callOptions = typeof fromMetadata === 'object' ? from.call : call;
+    // Handing a lease to the very holder it has is a renew: a put onto a new lease could shorten it.
+    if (fromValue.equals(toValue)) return this.renew(etcdKey, fromValue, ttlMs, sentAt, callOptions);
+    const transfer = new TransferCall(this.backend, { etcdKey, from: fromValue, to: toValue, ttlMs, sentAt });
+    return this.backend.write('transferLease', etcdKey, this.budget(callOptions), (attempt) => transfer.attempt(attempt));
   }
 
   async getLeaseOwner(key: string, call?: LeaseCallOptions): Promise<string | undefined> {
-    return (await this.readRecord('getLeaseOwner', key, call))?.owner;
+    const stored = await this.runRead('getLeaseOwner', key, call, (scope, etcdKey) => this.readStored(scope, etcdKey));
+    return stored === undefined ? undefined : decodeLeaseValue(stored.value).owner;
   }
 
-  /** Owner, fencing token and remaining server-side TTL of a key, or `undefined` when it is free. */
+  /** The holder of `key` and its run metadata (absent for leases taken without), or `undefined` when it is free. */
+  async getLeaseRecord(key: string, call?: LeaseCallOptions): Promise<LeaseRecord | undefined> {
+    const stored = await this.runRead('getLeaseRecord', key, call, (scope, etcdKey) => this.readStored(scope, etcdKey));
+    return stored === undefined ? undefined : decodeLeaseValue(stored.value);
+  }
+
+  /** Owner, metadata, fencing token and remaining server-side TTL of a key, or `undefined` when it is free. */
   async getLease(key: string, call?: LeaseCallOptions): Promise<LeaseInfo | undefined> {
-    const record = await this.readRecord('getLease', key, call);
-    if (!record) return undefined;
-    const ttl = await this.runner.run('getLease', this.budget(call), ({ deadline }) =>
-      this.client.leaseClient.leaseTimeToLive({ ID: record.leaseId }, { deadline }),
-    );
-    return { owner: record.owner, fencingToken: record.fencingToken, ttlRemainingMs: Math.max(0, Number(ttl.TTL)) * 1000 };
+    // One deadline for both requests: the read and the lease's time-to-live.
+    return this.runRead('getLease', key, call, async (scope, etcdKey) => {
+      const stored = await this.readStored(scope, etcdKey);
+      if (stored === undefined) return undefined;
+      const ttl = await this.runner.attempts(scope, ({ deadline }) =>
+        this.client.leaseClient.leaseTimeToLive({ ID: stored.leaseId }, { deadline }),
+      );
+      return { ...decodeLeaseValue(stored.value), fencingToken: stored.revision, ttlRemainingMs: Math.max(0, Number(ttl.TTL)) * 1000 };
+    });
   }
 
   /**
@@ -187,34 +256,38 @@ export class EtcdLeaseProvider implements LeaseProvider {
     if (this.ownsClient) this.client.close();
   }
 
-  private acquire(etcdKey: Buffer, key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResult> {
-    return this.observer.timeAcquire(key, owner, () =>
-      this.write('acquireLease', etcdKey, ttlMs, call, (lease) => acquireTxn(etcdKey, owner, lease), (o) => decodeAcquire(o, owner)),
-    );
+  private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireResult> {
+    return this.observer.timeAcquire(key, owner, async () => {
+      const request = { etcdKey, value, ttlMs, sentAt };
+      const answer = await this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt));
+      if (!answer.acquired) return answer.holder === undefined ? { acquired: false } : { acquired: false, owner: decodeLeaseValue(answer.holder).owner };
+      return this.options.contractResults ? { acquired: true, owner } : { acquired: true, owner, fencingToken: answer.revision };
+    });
   }
 
-  private renew(etcdKey: Buffer, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean> {
-    return this.write('renewLease', etcdKey, ttlMs, call, (lease) => renewTxn(etcdKey, owner, lease), decodeRenew);
+  private renew(etcdKey: Buffer, value: Buffer, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<boolean> {
+    const request = { etcdKey, value, ttlMs, sentAt };
+    return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt));
+  }
+
+  private release(etcdKey: Buffer, value: Buffer, budget: CallBudget, exactRevision?: string): Promise<void> {
+    const release = new ReleaseCall(this.backend, etcdKey, value, exactRevision);
+    return this.backend.write('releaseLease', etcdKey, budget, (attempt) => release.attempt(attempt));
   }
 
   /** The provider as waiters and handles use it: arguments already checked, no `assertOpen` (they clean up during close). */
   private createLeaseOps(): LeaseOps {
     return {
-      acquire: (key, owner, ttlMs) => this.acquire(this.encode(key), key, owner, ttlMs),
-      renew: (key, owner, ttlMs, call) => this.renew(this.encode(key), owner, ttlMs, call), // handles report their own losses
-      release: (key, owner) => {
-        const etcdKey = this.encode(key);
-        return this.write('releaseLease', etcdKey, undefined, undefined, () => releaseTxn(etcdKey, owner), () => undefined);
-      },
-      releaseWrite: (key, owner, token) => {
-        const etcdKey = this.encode(key);
-        return this.write('releaseLease', etcdKey, undefined, undefined, () => releaseTokenTxn(etcdKey, owner, token), () => undefined);
-      },
+      acquire: (key, owner, ttlMs) => this.acquire(this.encode(key), encodeLeaseValue(owner), key, owner, ttlMs, this.clock.now()),
+      renew: (key, owner, ttlMs, call) => this.renew(this.encode(key), encodeLeaseValue(owner), ttlMs, this.clock.now(), call), // handles report their own losses
+      release: (key, owner) => this.release(this.encode(key), encodeLeaseValue(owner), this.budget(undefined)),
+      releaseWrite: (key, owner, token) => this.release(this.encode(key), encodeLeaseValue(owner), this.budget(undefined), token),
       watch: (key, onEvent, startRevision) => {
         const builder = this.client.watch().key(this.encode(key));
         if (startRevision !== undefined) builder.startRevision(startRevision);
         return adaptWatcher(builder.watcher(), onEvent);
       },
+      clock: this.clock,
       deadlineMs: this.options.deadlineMs,
       lifecycle: this.lifecycle,
       observer: this.observer,
@@ -226,64 +299,52 @@ export class EtcdLeaseProvider implements LeaseProvider {
     return encodeKey(this.prefixBytes, key);
   }
 
-  private async readRecord(operation: string, key: string, call: LeaseCallOptions | undefined): Promise<LeaseRecord | undefined> {
+  private storedValue(etcdKey: Buffer, owner: string, metadata: string | undefined): Buffer {
+    const value = encodeLeaseValue(owner, metadata);
+    checkEntrySize(etcdKey, [value]);
+    return value;
+  }
+
+  /** A read call: its own scope (no key lane — reads need no order among this provider's writes). */
+  private async runRead<T>(operation: string, key: string, call: LeaseCallOptions | undefined, read: (scope: CallScope, etcdKey: Buffer) => Promise<T>): Promise<T> {
     this.assertOpen(operation);
     checkText('key', key);
     const etcdKey = encodeKey(this.prefixBytes, key);
     checkEntrySize(etcdKey, []);
+    const scope = this.runner.open(operation, this.budget(call));
+    try {
+      return await read(scope, etcdKey);
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  private readStored(scope: CallScope, etcdKey: Buffer): Promise<StoredLease | undefined> {
     if (this.options.readConsistency === 'serializable') {
-      return this.runner.run(operation, this.budget(call), async ({ deadline }) => {
+      return this.runner.attempts(scope, async ({ deadline }) => {
         const res = await this.client.kv.range({ key: etcdKey, serializable: true }, { deadline });
         return decodeRead({ succeeded: true, responses: [{ response_range: res }], revision: res.header.revision });
       });
     }
-    return this.write(operation, etcdKey, undefined, call, () => readTxn(etcdKey), decodeRead);
+    return this.runner.attempts(scope, async (attempt) =>
+      decodeRead(await this.committer.submit(etcdKey, readTxn(etcdKey), attempt.timeoutMs, attempt.signal)),
+    );
   }
 
-  /**
-   * One operation = one transaction, retried under the call's budget. The lease is chosen per
-   * attempt but always for the time the *call* was made, so a retry never stretches the promise.
-   */
-  private write<T>(
-    operation: string,
-    etcdKey: Buffer,
-    ttlMs: number | undefined,
-    call: LeaseCallOptions | undefined,
-    build: (lease: string) => TxnRequest,
-    decode: (outcome: TxnOutcome) => T,
-  ): Promise<T> {
-    const sentAt = performance.now();
-    return this.runner.run(operation, this.budget(call), async (attempt: AttemptContext) => {
-      const lease = ttlMs === undefined ? '0' : await this.pool.leaseFor(ttlMs, sentAt);
-      try {
-        return decode(await this.committer.submit(etcdKey, build(lease), attempt.deadline, attempt.signal));
-      } catch (error) {
-        if (error instanceof EtcdLeaseInvalidError) this.pool.invalidate(lease);
-        throw error;
-      }
-    });
-  }
-
-  private sendTxn(request: TxnRequest, deadline: Date): Promise<TxnResponse> {
+  private sendTxn(request: Parameters<Etcd3['kv']['txn']>[0], deadline: Date): Promise<TxnResponse> {
     return this.client.kv.txn(request, { deadline }) as unknown as Promise<TxnResponse>;
   }
 
-  private async grantLease(ttlSeconds: number): Promise<{ id: string; ttlSeconds: number }> {
-    const budget: CallBudget = { deadlineMs: this.options.deadlineMs, signals: [this.lifetime.signal] };
-    const res = await this.runner.run('leaseGrant', budget, ({ deadline }) =>
-      this.client.leaseClient.leaseGrant({ TTL: ttlSeconds }, { deadline }),
-    );
-    this.options.logger.debug?.('granted pooled lease', { id: res.ID, ttlSeconds: res.TTL });
-    return { id: res.ID, ttlSeconds: Number(res.TTL) };
+  /** Budget of work no single caller owns (pooled lease grants): the provider's deadline, ended by close(). */
+  private lifetimeBudget(): () => CallBudget {
+    return () => ({ deadlineMs: this.options.deadlineMs, signals: [this.lifetime.signal] });
   }
 
   private checkKey(operation: string, key: string, owner: string): Buffer {
     this.assertOpen(operation);
     checkText('key', key);
     checkText('owner', owner);
-    const etcdKey = encodeKey(this.prefixBytes, key);
-    checkEntrySize(etcdKey, [owner]);
-    return etcdKey;
+    return encodeKey(this.prefixBytes, key);
   }
 
   private budget(call: LeaseCallOptions | undefined): CallBudget {

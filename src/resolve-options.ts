@@ -13,6 +13,7 @@ export interface ResolvedOptions {
   leaseBucketMs: number;
   maxBatchSize: number;
   readConsistency: 'linearizable' | 'serializable';
+  contractResults: boolean;
   logger: LeaseLogger;
 }
 
@@ -48,7 +49,10 @@ export function resolveOptions(options: EtcdLeaseProviderOptions): ResolvedOptio
   if (readConsistency !== 'linearizable' && readConsistency !== 'serializable') {
     throw new LeaseArgumentRangeError('options.readConsistency', "must be 'linearizable' or 'serializable'");
   }
+  const contractResults = options.contractResults ?? false;
+  if (typeof contractResults !== 'boolean') throw new LeaseArgumentTypeError('options.contractResults', 'must be true or false');
   return {
+    contractResults,
     hosts,
     client: options.client,
     prefix,

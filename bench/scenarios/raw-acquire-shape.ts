@@ -24,7 +24,7 @@ export function rawAcquireShape(callers: number): Scenario {
       const lease = await poolLikeLease(etcd);
       return {
         op: async (caller, seq) => {
-          const res = await etcd.kv.txn(acquireTxn(Buffer.from(`${BENCH_PREFIX}shape/${runId}/${seq}`), ownerToken(caller), lease));
+          const res = await etcd.kv.txn(acquireTxn(Buffer.from(`${BENCH_PREFIX}shape/${runId}/${seq}`), Buffer.from(ownerToken(caller)), lease, ownRange(lease)));
           return res.succeeded;
         },
         cleanup: async () => {
@@ -51,9 +51,9 @@ export function rawAcquireBatch(callers: number, size: number): Scenario {
       const lease = await poolLikeLease(etcd);
       return {
         op: async (caller, seq) => {
-          const owner = ownerToken(caller);
+          const owner = Buffer.from(ownerToken(caller));
           const success = Array.from({ length: size }, (_, i) =>
-            nested(acquireTxn(Buffer.from(`${BENCH_PREFIX}batch/${runId}/${seq}/${i}`), owner, lease)),
+            nested(acquireTxn(Buffer.from(`${BENCH_PREFIX}batch/${runId}/${seq}/${i}`), owner, lease, ownRange(lease))),
           );
           const res = (await etcd.kv.txn({ compare: [], success, failure: [] })) as unknown as {
             responses: Array<{ response_txn?: { succeeded: boolean } }>;
@@ -67,4 +67,9 @@ export function rawAcquireBatch(callers: number, size: number): Scenario {
       };
     },
   };
+}
+
+/** The provider compares a key's lease against its own id range; a one-lease range has the same cost. */
+function ownRange(lease: string): { lowest: string; highest: string } {
+  return { lowest: lease, highest: lease };
 }

@@ -24,8 +24,9 @@ describe('batch planning', () => {
   });
 
   it('estimates request size from the key and value bytes it carries', () => {
-    const small = requestBytes(acquireTxn(Buffer.from('k'), 'o', '1'));
-    const big = requestBytes(acquireTxn(Buffer.from('k'), 'o'.repeat(10_000), '1'));
+    const own = { lowest: '1', highest: '9' };
+    const small = requestBytes(acquireTxn(Buffer.from('k'), Buffer.from('o'), '1', own));
+    const big = requestBytes(acquireTxn(Buffer.from('k'), Buffer.from('o'.repeat(10_000)), '1', own));
     expect(big - small).toBeGreaterThanOrEqual(3 * 9_999);
   });
 });

@@ -29,7 +29,7 @@ function okFor(req: TxnRequest): TxnResponse {
 }
 
 const req = (tag: string): TxnRequest => ({ compare: [{ key: Buffer.from(tag) }], success: [], failure: [] });
-const far = () => new Date(Date.now() + 60_000);
+const far = () => 60_000;
 const opts = { maxBatchSize: 64, maxInFlight: 1, maxBatchBytes: 1 << 20 };
 
 describe('group commit', () => {
@@ -91,7 +91,7 @@ describe('group commit', () => {
 
   it('shrinks the batch when the server refuses its size, and still commits everything', async () => {
     const r = recorder((q) => {
-      if ((q.success ?? []).length > 2) throw new GRPCInvalidArgumentError('too many operations in txn request');
+      if ((q.success ?? []).length > 2) throw new GRPCInvalidArgumentError('3 INVALID_ARGUMENT: etcdserver: too many operations in txn request');
       return okFor(q);
     });
     r.hold(true);
@@ -103,6 +103,51 @@ describe('group commit', () => {
     r.release();
     await Promise.all([first, ...rest]);
     expect(c.batchLimit).toBe(2);
+  });
+
+  it('keeps its batch size when etcd refuses a batch for another reason (a transient auth-store revision)', async () => {
+    let refused = 0;
+    const r = recorder((q) => {
+      if ((q.success ?? []).length > 1 && refused++ === 0) {
+        throw new GRPCInvalidArgumentError('3 INVALID_ARGUMENT: etcdserver: revision of auth store is old');
+      }
+      return okFor(q);
+    });
+    r.hold(true);
+    const c = new GroupCommitter(r.send, opts);
+    const first = c.submit(Buffer.from('x'), req('x'), far());
+    const rest = ['a', 'b', 'c'].map((k) => c.submit(Buffer.from(k), req(k), far()));
+    await Promise.resolve();
+    r.hold(false);
+    r.release();
+    await first;
+    const settled = await Promise.allSettled(rest);
+    expect(settled.every((s) => s.status === 'rejected')).toBe(true); // each caller's policy retries it
+    expect(c.batchLimit).toBe(64);
+  });
+
+  it("gives a batch the longest of its members' timeouts, from the moment it is sent", async () => {
+    const deadlines: number[] = [];
+    let gate!: () => void;
+    const held = new Promise<void>((r) => (gate = r));
+    const send = async (q: TxnRequest, deadline: Date) => {
+      deadlines.push(deadline.getTime() - Date.now());
+      if (deadlines.length === 1) await held;
+      return okFor(q);
+    };
+    const c = new GroupCommitter(send, opts);
+    const first = c.submit(Buffer.from('x'), req('x'), 500);
+    const rest = [c.submit(Buffer.from('a'), req('a'), 1), c.submit(Buffer.from('b'), req('b'), 3_000)];
+    gate();
+    await Promise.all([first, ...rest]);
+    expect(deadlines[1]).toBeGreaterThan(2_000);
+  });
+
+  it('reports the round trip of every answered transaction', async () => {
+    const trips: number[] = [];
+    const c = new GroupCommitter(recorder().send, { ...opts, onRoundTrip: (ms) => trips.push(ms) });
+    await c.submit(Buffer.from('a'), req('a'), far());
+    expect(trips).toHaveLength(1);
   });
 
   it('falls back to plain transactions when the server returns no nested results', async () => {

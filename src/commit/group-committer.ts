@@ -2,6 +2,7 @@ import { GRPCInvalidArgumentError } from 'etcd3';
 import { TaskCancelledError } from 'cockatiel';
 import { ProviderClosedError } from '../errors/closed.js';
 import { nested, type TxnOutcome, type TxnRequest, type TxnResponse } from '../operations/etcd-txn.js';
+import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
 import { planBatch, requestBytes } from './batch-plan.js';
 
 /** Sends one transaction to etcd (one attempt; the caller's policy retries). */
@@ -16,13 +17,16 @@ export interface GroupCommitOptions {
   maxBatchBytes: number;
   onBatch?: (size: number) => void;
   onDegrade?: (message: string) => void;
+  /** Milliseconds from sending a transaction to its answer (success or a definite error), for the adaptive timeout. */
+  onRoundTrip?: (ms: number) => void;
 }
 
 interface Submission {
   readonly keyId: string;
   readonly bytes: number;
   readonly request: TxnRequest;
-  readonly deadline: Date;
+  /** The attempt's timeout, counted from when its transaction is sent. */
+  readonly timeoutMs: number;
   resolve(outcome: TxnOutcome): void;
   reject(error: unknown): void;
 }
@@ -60,7 +64,7 @@ export class GroupCommitter {
     return this.maxBatchSize;
   }
 
-  submit(key: Buffer, request: TxnRequest, deadline: Date, signal?: AbortSignal): Promise<TxnOutcome> {
+  submit(key: Buffer, request: TxnRequest, timeoutMs: number, signal?: AbortSignal): Promise<TxnOutcome> {
     if (this.closed) return Promise.reject(new ProviderClosedError('commit'));
     return new Promise<TxnOutcome>((resolve, reject) => {
       // An abandoned attempt leaves the queue at once; one already sent just has its answer ignored.
@@ -70,7 +74,7 @@ export class GroupCommitter {
         keyId: key.toString('latin1'),
         bytes: requestBytes(request),
         request,
-        deadline,
+        timeoutMs,
         resolve: (outcome) => {
           settle();
           resolve(outcome);
@@ -148,12 +152,19 @@ export class GroupCommitter {
     }
   }
 
+  /**
+   * The batch's timeout is the longest of its members' attempt timeouts, counted from now: a member whose own
+   * call ends sooner stops waiting for the answer (its signal), but never shortens the others' attempt — one
+   * short deadline must not fail the batch, and a timeout must mean the member really took that long.
+   */
   private async commit(batch: Submission[]): Promise<void> {
-    const deadline = new Date(Math.min(...batch.map((s) => s.deadline.getTime())));
+    const sentAt = performance.now();
+    const deadline = new Date(Date.now() + Math.max(...batch.map((s) => s.timeoutMs)));
     if (batch.length === 1) {
       const only = batch[0]!;
       try {
         const response = await this.send(only.request, deadline);
+        this.options.onRoundTrip?.(performance.now() - sentAt);
         only.resolve(toOutcome(response));
       } catch (error) {
         only.reject(error);
@@ -163,8 +174,9 @@ export class GroupCommitter {
     let response: TxnResponse;
     try {
       response = await this.send({ compare: [], success: batch.map((s) => nested(s.request)), failure: [] }, deadline);
+      this.options.onRoundTrip?.(performance.now() - sentAt);
     } catch (error) {
-      if (error instanceof GRPCInvalidArgumentError) return this.shrinkAndRequeue(batch, `etcd refused a batch of ${batch.length}`);
+      if (refusesBatchSize(error)) return this.shrinkAndRequeue(batch, `etcd refused a batch of ${batch.length}`);
       for (const s of batch) s.reject(error);
       return;
     }
@@ -189,6 +201,16 @@ export class GroupCommitter {
     this.options.onDegrade?.(`${reason}; batch size lowered to ${this.maxBatchSize}`);
     this.queue.unshift(...batch);
   }
+}
+
+/**
+ * Only the server's limits on a transaction's size are a reason to send smaller batches; any other InvalidArgument
+ * (for example "revision of auth store is old", which is transient) goes to the callers' retry policy unchanged.
+ */
+function refusesBatchSize(error: unknown): boolean {
+  if (!(error instanceof GRPCInvalidArgumentError)) return false;
+  const description = etcdDescription(error);
+  return description === ETCD_RPC_ERROR.tooManyOps || description === ETCD_RPC_ERROR.requestTooLarge;
 }
 
 function toOutcome(response: TxnResponse): TxnOutcome {

@@ -26,6 +26,8 @@ export class HeldLease implements LeaseHandle {
   private until = 0;
   private expiryTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
+  /** When the renew timer is meant to fire (LeaseClock), so it can be re-armed after a clock jump. */
+  private renewAt: number | undefined;
   private watch: KeyWatch | undefined;
   private renewFailures = 0;
   private ended = false;
@@ -33,6 +35,8 @@ export class HeldLease implements LeaseHandle {
   private cleanup: Promise<void> | undefined;
   private releasing: Promise<void> | undefined;
   private readonly onClosing = () => this.end('closed');
+  /** Node's timers run on the monotonic clock and are late after a suspend: re-judge them when the clock jumps. */
+  private readonly stopWatchingClock: () => void;
 
   constructor(
     private readonly ops: LeaseOps,
@@ -44,6 +48,7 @@ export class HeldLease implements LeaseHandle {
   ) {
     this.signal = this.controller.signal;
     ops.observer.holdStarted();
+    this.stopWatchingClock = ops.clock.onJump(() => this.afterClockJump());
     this.renewed(acquiredSentAt);
     this.watch = ops.watch(key, (event) => this.onWatch(event), revisionAfter(fencingToken));
     if (ops.lifecycle.closing.aborted) this.onClosing();
@@ -77,7 +82,7 @@ export class HeldLease implements LeaseHandle {
         // Changes between the old watch's last event and a new watch could be missed: a renew settles it.
         this.watch?.close();
         this.watch = this.ops.watch(this.key, (e) => this.onWatch(e));
-        this.scheduleRenew(performance.now());
+        this.scheduleRenew(this.ops.clock.now());
         break;
       case 'connected':
       case 'disconnected':
@@ -87,7 +92,7 @@ export class HeldLease implements LeaseHandle {
 
   private async renew(): Promise<void> {
     if (this.ended) return;
-    const sentAt = performance.now();
+    const sentAt = this.ops.clock.now();
     let renewed: boolean;
     try {
       renewed = await this.ops.renew(this.key, this.owner, this.ttlMs, {
@@ -99,7 +104,7 @@ export class HeldLease implements LeaseHandle {
       if (isLeaseError(error) && error.retryable) {
         // The expiry timer ends the handle if no retry succeeds in time.
         this.renewFailures++;
-        this.scheduleRenew(retryRenewAt(performance.now(), this.until, this.renewFailures));
+        this.scheduleRenew(retryRenewAt(this.ops.clock.now(), this.until, this.renewFailures));
       } else {
         this.end('renew-failed', error);
       }
@@ -117,15 +122,36 @@ export class HeldLease implements LeaseHandle {
   /** A write sent at `sentAt` succeeded: the belief window now ends ttlMs after it. */
   private renewed(sentAt: number): void {
     this.until = believedUntil(sentAt, this.ttlMs);
-    clearTimeout(this.expiryTimer);
-    this.expiryTimer = setTimeout(() => this.end('expired'), Math.max(0, this.until - performance.now()));
-    this.expiryTimer.unref();
+    this.armExpiry();
     this.scheduleRenew(nextRenewAt(sentAt, this.ttlMs));
+  }
+
+  private armExpiry(): void {
+    clearTimeout(this.expiryTimer);
+    this.expiryTimer = setTimeout(() => this.expireIfDue(), Math.max(0, this.until - this.ops.clock.now()));
+    this.expiryTimer.unref();
+  }
+
+  /** The timer fired; on the lease clock (which counts a suspend) the window may or may not be over yet. */
+  private expireIfDue(): void {
+    if (this.ops.clock.now() >= this.until) this.end('expired');
+    else this.armExpiry();
+  }
+
+  /**
+   * The machine was suspended (or the wall clock stepped ahead): the window may have ended while nothing could
+   * run. End at once if so, else re-arm both timers for what is really left.
+   */
+  private afterClockJump(): void {
+    if (this.ended) return;
+    this.expireIfDue();
+    if (!this.ended && this.renewAt !== undefined) this.scheduleRenew(this.renewAt);
   }
 
   private scheduleRenew(at: number): void {
     clearTimeout(this.renewTimer);
-    this.renewTimer = setTimeout(() => void this.renew(), Math.max(0, at - performance.now()));
+    this.renewAt = at;
+    this.renewTimer = setTimeout(() => void this.renew(), Math.max(0, at - this.ops.clock.now()));
     this.renewTimer.unref();
   }
 
@@ -135,6 +161,7 @@ export class HeldLease implements LeaseHandle {
     this.ended = true;
     clearTimeout(this.expiryTimer);
     clearTimeout(this.renewTimer);
+    this.stopWatchingClock();
     this.watch?.close();
     this.renewing.abort();
     this.ops.lifecycle.closing.removeEventListener('abort', this.onClosing);

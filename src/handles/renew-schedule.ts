@@ -1,5 +1,5 @@
 /**
- * Timing of a held lease. All times are `performance.now()` milliseconds.
+ * Timing of a held lease. All times are LeaseClock milliseconds (they count a suspend; performance.now() does not).
  *
  * A holder may believe it owns the key from its acquire until (send time of its last successful
  * acquire/renew) + ttlMs: etcd never expires the key earlier (see the provider's TTL guarantee).

@@ -1,11 +1,12 @@
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 
 /**
- * Largest key + owner (in UTF-8 bytes) the provider accepts. etcd's default
- * `--max-request-bytes` is 1.5 MiB; a transfer carries the key several times and the
- * owner twice, so one entry is held well under that to keep every request shape legal.
+ * Largest key + stored values (owner with metadata, in UTF-8 bytes) the provider accepts. etcd's default
+ * `--max-request-bytes` is 1.5 MiB, and one transaction names its key in every compare and write: a transfer
+ * carries the key 12 times and the new holder's value 5 times (operations/transfer.ts). 100 KiB keeps every
+ * request shape under the limit.
  */
-export const MAX_ENTRY_BYTES = 256 * 1024;
+export const MAX_ENTRY_BYTES = 100 * 1024;
 
 /**
  * Why lone surrogates are rejected: UTF-8 cannot encode them, and Node's encoder silently turns
@@ -37,12 +38,13 @@ export function decodeKey(prefix: Buffer, etcdKey: Buffer): string {
   return etcdKey.subarray(prefix.length).toString('utf8');
 }
 
-export function checkEntrySize(key: Buffer, owners: string[]): void {
-  const bytes = key.length + owners.reduce((n, o) => n + Buffer.byteLength(o, 'utf8'), 0);
+/** Key plus every stored value a request carries (owners with their metadata) must fit MAX_ENTRY_BYTES. */
+export function checkEntrySize(key: Buffer, values: ReadonlyArray<string | Buffer>): void {
+  const bytes = key.length + values.reduce((n, v) => n + (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.length), 0);
   if (bytes > MAX_ENTRY_BYTES) {
     throw new LeaseArgumentRangeError(
       'key',
-      `key and owner together are ${bytes} bytes; at most ${MAX_ENTRY_BYTES} bytes fit in one etcd request`,
+      `key, owner and metadata together are ${bytes} bytes; at most ${MAX_ENTRY_BYTES} bytes fit in one etcd request`,
     );
   }
 }

@@ -1,7 +1,11 @@
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 
-/** etcd's own upper bound on a lease TTL (`MaxLeaseTTL`, 9 000 000 000 s). */
-export const MAX_TTL_MS = 9_000_000_000 * 1000;
+/**
+ * The longest lease the provider grants: ten years. etcd itself allows 9 000 000 000 s, but the provider's lease
+ * ids carry each lease's expiry in 41 bits of milliseconds counted from 2024 (leases/lease-id.ts), and ten years
+ * keeps every lease inside that space for decades; no lease is meant to outlive its holder's process by years.
+ */
+export const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
 
 /**
  * `leaseBucketMs`: the pool gives a key an etcd lease of up to ceil((ttlMs + bucket) / 1 s) whole seconds
@@ -18,7 +22,7 @@ export function checkTtl(ttlMs: unknown, leaseBucketMs = 0, parameter = 'ttlMs')
   if (Math.ceil((ttlMs + leaseBucketMs) / 1000) * 1000 > MAX_TTL_MS) {
     throw new LeaseArgumentRangeError(
       parameter,
-      `too large: with the ${leaseBucketMs} ms lease bucket, rounded up to whole seconds, the etcd lease would exceed etcd's largest TTL (9 000 000 000 s); got ${ttlMs}`,
+      `too large: with the ${leaseBucketMs} ms lease bucket, rounded up to whole seconds, the lease would exceed the longest the provider grants (10 years, ${MAX_TTL_MS} ms); got ${ttlMs}`,
     );
   }
 }

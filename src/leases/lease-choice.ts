@@ -1,17 +1,18 @@
 /**
- * Pure arithmetic of the shared lease pool. Times are milliseconds on one monotonic clock
- * (`performance.now()`), all taken on this client.
+ * Pure arithmetic of the shared lease pool. Times are milliseconds on the provider's LeaseClock (which never
+ * runs slower than real time, suspends included).
  *
- * A lease granted with TTL `T` s by a request *sent* at `g` cannot expire before `g + T·1000`:
- * the leader starts its clock when it applies the grant, which is after we sent it, and etcd only
- * ever extends leases (a new leader resets each lease to its full TTL). That lower bound is the
- * lease's `notBefore`. A key written at send time `s` with `ttlMs` must not vanish before `s + ttlMs`
- * (its `need`), so it may go on any lease with `notBefore ≥ need`; choosing the tightest one keeps
- * the extra life (slack) under `bucketMs + 1000` ms (one bucket plus whole-second rounding).
+ * A lease granted with TTL `T` s by a request *sent* at `g` cannot expire before `g + T·1000`: the leader starts
+ * its clock when it applies the grant, which is after we sent it, and etcd only ever extends leases (a new leader
+ * resets each lease to its full TTL). That lower bound, floored to whole milliseconds, is the lease's `notBefore`;
+ * it is computed from the TTL *requested*, so a server that raises a short TTL to its minimum changes nothing here
+ * (the key merely lives longer) and such leases keep being shared. A key written at send time `s` with `ttlMs`
+ * must not vanish before `s + ttlMs` (its `need`), so it may go on any lease with `notBefore ≥ need`; choosing the
+ * tightest one keeps the extra life (slack) under `bucketMs + 1000` ms (one bucket plus whole-second rounding).
  */
 export interface PooledLease {
   readonly id: string;
-  /** Earliest moment etcd may expire this lease. */
+  /** Earliest moment etcd may expire this lease (whole ms, LeaseClock). */
   readonly notBefore: number;
 }
 
@@ -37,6 +38,11 @@ export function chooseLease<L extends PooledLease>(leases: Iterable<L>, need: nu
  */
 export function ttlSecondsFor(need: number, now: number, bucketMs: number): number {
   return Math.max(1, Math.ceil((need - now + bucketMs) / 1000));
+}
+
+/** notBefore of a lease requested with `ttlSeconds` by a grant sent at `sentAt`. */
+export function notBeforeOf(sentAt: number, ttlSeconds: number): number {
+  return Math.floor(sentAt + ttlSeconds * 1000);
 }
 
 /**

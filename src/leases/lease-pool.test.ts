@@ -1,28 +1,46 @@
 import { describe, expect, it } from 'vitest';
-import { LeasePool } from './lease-pool.js';
+import { LeaseClock } from '../clock/lease-clock.js';
+import { LeaseIdSpace } from './lease-id.js';
+import { LeaseIdTaken, LeasePool, type GrantFn } from './lease-pool.js';
 
 function fakeClock() {
-  let t = 0;
-  return { now: () => t, advance: (ms: number) => (t += ms) };
+  const raw = { monotonic: 0, wall: Date.UTC(2026, 0, 1) };
+  const clock = new LeaseClock({ monotonic: () => raw.monotonic, wall: () => raw.wall });
+  return {
+    clock,
+    now: () => clock.now(),
+    advance: (ms: number) => {
+      raw.monotonic += ms;
+      raw.wall += ms;
+    },
+    suspend: (ms: number) => {
+      raw.wall += ms; // the monotonic clock stands still while the machine sleeps
+    },
+  };
+}
+
+function poolWith(t: ReturnType<typeof fakeClock>, grant: GrantFn = async () => {}) {
+  const ids = new LeaseIdSpace(t.clock.wallOrigin, 4242);
+  return { pool: new LeasePool(grant, 1000, t.clock, ids), ids };
 }
 
 describe('lease pool', () => {
   it('shares one grant among concurrent callers with the same deadline bucket', async () => {
-    const clock = fakeClock();
+    const t = fakeClock();
     let grants = 0;
-    const pool = new LeasePool(async (ttl) => ({ id: String(++grants), ttlSeconds: ttl }), 1000, undefined, clock.now);
-    const ids = await Promise.all(Array.from({ length: 50 }, () => pool.leaseFor(15_000, clock.now())));
-    expect(new Set(ids).size).toBe(1);
+    const { pool } = poolWith(t, async () => void grants++);
+    const leases = await Promise.all(Array.from({ length: 50 }, () => pool.leaseFor(15_000, t.now())));
+    expect(new Set(leases.map((l) => l.id)).size).toBe(1);
     expect(grants).toBe(1);
   });
 
   it('keeps the number of leases bounded by buckets, not by keys', async () => {
-    const clock = fakeClock();
+    const t = fakeClock();
     let grants = 0;
-    const pool = new LeasePool(async (ttl) => ({ id: String(++grants), ttlSeconds: ttl }), 1000, undefined, clock.now);
+    const { pool } = poolWith(t, async () => void grants++);
     for (let i = 0; i < 20_000; i++) {
-      await pool.leaseFor(15_000, clock.now());
-      clock.advance(3); // 20k calls over 60 s
+      await pool.leaseFor(15_000, t.now());
+      t.advance(3); // 20k calls over 60 s
     }
     // successors are spaced one bucket apart: about one grant per bucket of elapsed time (60 s / 1 s),
     // and only leases that can still serve a new key are kept
@@ -30,31 +48,81 @@ describe('lease pool', () => {
     expect(pool.size).toBeLessThanOrEqual(20);
   });
 
-  it('uses the TTL the server granted, not the one requested', async () => {
-    const clock = fakeClock();
-    const pool = new LeasePool(async () => ({ id: 'min', ttlSeconds: 5 }), 1000, undefined, clock.now);
-    await pool.leaseFor(100, 0);
-    clock.advance(3000);
-    // the server's 5 s minimum made this lease last until 5000: it fits a need of 3000+100 only within slack
-    expect(await pool.leaseFor(1900, clock.now())).toBe('min');
+  it("mints ids that encode each lease's notBefore, so a later-expiring lease has a larger id", async () => {
+    const t = fakeClock();
+    const { pool, ids } = poolWith(t);
+    const first = await pool.leaseFor(5_000, t.now());
+    t.advance(2_500);
+    const second = await pool.leaseFor(5_000, t.now());
+    expect(second.id).not.toBe(first.id);
+    expect(BigInt(second.id) > BigInt(first.id)).toBe(true);
+    expect(ids.notBeforeOf(first.id)).toBe(first.notBefore);
+    expect(first.notBefore).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it('keeps sharing leases when the server raises short TTLs to its minimum (notBefore is from the request)', async () => {
+    const t = fakeClock();
+    let grants = 0;
+    const { pool } = poolWith(t, async () => void grants++); // whatever the server chose, the request's TTL is the bound
+    for (let i = 0; i < 40; i++) {
+      await pool.leaseFor(100, t.now());
+      t.advance(10);
+    }
+    expect(grants).toBeLessThanOrEqual(2);
+  });
+
+  it('after a suspend, no longer hands out leases that only looked alive on the stopped monotonic clock', async () => {
+    const t = fakeClock();
+    const granted: number[] = [];
+    const { pool } = poolWith(t, async (_ttl, _id, notBefore) => void granted.push(notBefore));
+    const before = await pool.leaseFor(6_000, t.now());
+    t.suspend(4_000);
+    const sentAt = t.now();
+    const after = await pool.leaseFor(6_000, sentAt);
+    expect(after.id).not.toBe(before.id);
+    expect(after.notBefore).toBeGreaterThanOrEqual(sentAt + 6_000);
+  });
+
+  it('tries the next lower id when etcd already knows the chosen one', async () => {
+    const t = fakeClock();
+    const tried: string[] = [];
+    const { pool } = poolWith(t, async (_ttl, id) => {
+      tried.push(id);
+      if (tried.length === 1) throw new LeaseIdTaken(id);
+    });
+    const lease = await pool.leaseFor(5_000, t.now());
+    expect(tried).toHaveLength(2);
+    expect(BigInt(tried[1]!)).toBe(BigInt(tried[0]!) - 1n);
+    expect(lease.id).toBe(tried[1]);
+  });
+
+  it('never asks etcd for one id twice, even for two leases with the same expiry', async () => {
+    const t = fakeClock();
+    const ids: string[] = [];
+    const { pool } = poolWith(t, async (_ttl, id) => void ids.push(id));
+    await pool.leaseFor(5_000, t.now());
+    pool.invalidate(ids[0]!);
+    await pool.leaseFor(5_000, t.now());
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
   });
 
   it('forgets an invalidated lease and grants a new one', async () => {
-    const clock = fakeClock();
-    let grants = 0;
-    const pool = new LeasePool(async (ttl) => ({ id: String(++grants), ttlSeconds: ttl }), 1000, undefined, clock.now);
-    const first = await pool.leaseFor(5000, 0);
-    pool.invalidate(first);
-    expect(await pool.leaseFor(5000, 0)).not.toBe(first);
+    const t = fakeClock();
+    const { pool } = poolWith(t);
+    const first = await pool.leaseFor(5000, t.now());
+    pool.invalidate(first.id);
+    t.advance(1);
+    expect((await pool.leaseFor(5000, t.now())).id).not.toBe(first.id);
   });
 
   it('a failed grant rejects its waiters and the next call tries again', async () => {
+    const t = fakeClock();
     let calls = 0;
-    const pool = new LeasePool(async (ttl) => {
+    const { pool } = poolWith(t, async () => {
       if (++calls === 1) throw new Error('no quorum');
-      return { id: 'ok', ttlSeconds: ttl };
-    }, 1000, undefined, () => 0);
-    await expect(pool.leaseFor(5000, 0)).rejects.toThrow('no quorum');
-    expect(await pool.leaseFor(5000, 0)).toBe('ok');
+    });
+    await expect(pool.leaseFor(5000, t.now())).rejects.toThrow('no quorum');
+    await expect(pool.leaseFor(5000, t.now())).resolves.toBeDefined();
   });
 });

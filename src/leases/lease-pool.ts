@@ -1,23 +1,29 @@
-import { chooseLease, shouldPrefetch, ttlSecondsFor, type PooledLease } from './lease-choice.js';
+import type { LeaseClock } from '../clock/lease-clock.js';
+import { chooseLease, notBeforeOf, shouldPrefetch, ttlSecondsFor, type PooledLease } from './lease-choice.js';
+import type { LeaseIdSpace } from './lease-id.js';
 
-export interface GrantedLease {
-  id: string;
-  /** TTL the server actually chose (it raises requests below its minimum). */
-  ttlSeconds: number;
+/** A lease id etcd already knows and that cannot be shown to be ours: the pool tries the next lower id. */
+export class LeaseIdTaken extends Error {
+  constructor(readonly id: string) {
+    super(`lease id ${id} is taken`);
+  }
 }
 
-/** Performs one LeaseGrant (with the caller's retry policy around it). */
 /**
- * Performs one LeaseGrant, retries included. It takes no caller signal on purpose: a grant is shared
- * by every call waiting for it, so one caller giving up must not fail the others.
+ * Performs one LeaseGrant of `ttlSeconds` under the chosen `id`, retries included, and resolves once etcd
+ * granted it (or proved an earlier attempt of this same grant did). Rejects with `LeaseIdTaken` when the id
+ * belongs to a lease it cannot vouch for. It takes no caller signal on purpose: a grant is shared by every
+ * call waiting for it, so one caller giving up must not fail the others.
  */
-export type GrantFn = (ttlSeconds: number) => Promise<GrantedLease>;
+export type GrantFn = (ttlSeconds: number, id: string, notBefore: number) => Promise<void>;
 
 interface PendingGrant {
-  /** Lower bound on the `notBefore` this grant will have when it lands. */
-  readonly notBeforeAtLeast: number;
+  readonly notBefore: number;
   readonly promise: Promise<PooledLease>;
 }
+
+/** How many lower ids a grant tries when etcd already knows the chosen one. */
+const ID_ATTEMPTS = 8;
 
 /**
  * Shared etcd leases: keys whose deadlines fall in the same bucket ride on one lease, so the hot
@@ -25,41 +31,50 @@ interface PendingGrant {
  *
  * Leases are never kept alive: each expires on its own once its last key's deadline has passed, so an
  * owner that stops renewing loses its key on time and the pool cannot leak server-side leases.
+ * Every lease's id encodes its notBefore (see lease-id.ts), which is what lets a write refuse to move a
+ * key to a lease that ends earlier.
  */
 export class LeasePool {
   private readonly leases = new Map<string, PooledLease>();
   private readonly pending = new Set<PendingGrant>();
+  /** Ids this pool has asked etcd for whose leases may still run: a new grant never reuses one of them. */
+  private readonly requested = new Map<string, number>();
   private closed = false;
 
   constructor(
     private readonly grant: GrantFn,
     private readonly bucketMs: number,
+    private readonly clock: LeaseClock,
+    private readonly ids: LeaseIdSpace,
     private readonly onBackgroundError: (error: unknown) => void = () => {},
-    private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** A lease id that keeps a key written at `sentAt` alive for at least `ttlMs`. */
-  async leaseFor(ttlMs: number, sentAt: number): Promise<string> {
+  /** A lease that keeps a key written at `sentAt` (LeaseClock) alive for at least `ttlMs`. */
+  async leaseFor(ttlMs: number, sentAt: number): Promise<PooledLease> {
     const need = sentAt + ttlMs;
     this.prune();
     const ready = chooseLease(this.leases.values(), need, this.bucketMs);
     if (ready) {
-      const now = this.now();
+      const now = this.clock.now();
       if (shouldPrefetch(ready, now, ttlMs, this.bucketMs) && !this.hasSuccessor(now + ttlMs + this.bucketMs / 2)) {
         // The successor picks up where `ready` stops fitting, so leases are spaced one bucket apart
         // (granting for `now + ttlMs` would space them half a bucket apart: twice the leases).
         this.startGrant(Math.max(now + ttlMs, ready.notBefore)).promise.catch(this.onBackgroundError);
       }
-      return ready.id;
+      return ready;
     }
-    const inFlight = [...this.pending].find((p) => p.notBeforeAtLeast >= need && p.notBeforeAtLeast <= need + this.bucketMs);
-    const lease = await (inFlight ?? this.startGrant(need)).promise;
-    return lease.id;
+    const inFlight = [...this.pending].find((p) => p.notBefore >= need && p.notBefore <= need + this.bucketMs);
+    return (inFlight ?? this.startGrant(need)).promise;
   }
 
   /** Forget a lease etcd no longer knows (revoked, or lost with the cluster's data). */
   invalidate(id: string): void {
     this.leases.delete(id);
+  }
+
+  /** A lease this pool handed out and still considers live. */
+  get(id: string): PooledLease | undefined {
+    return this.leases.get(id);
   }
 
   /** Number of leases this pool currently hands out (for metrics and tests). */
@@ -75,29 +90,51 @@ export class LeasePool {
 
   /** Is a lease (granted or on its way) already there that will still fit half a bucket from now? */
   private hasSuccessor(notBefore: number): boolean {
-    for (const p of this.pending) if (p.notBeforeAtLeast >= notBefore) return true;
+    for (const p of this.pending) if (p.notBefore >= notBefore) return true;
     for (const l of this.leases.values()) if (l.notBefore >= notBefore) return true;
     return false;
   }
 
   private startGrant(need: number): PendingGrant {
-    const sentAt = this.now();
+    const sentAt = this.clock.now();
     const ttlSeconds = ttlSecondsFor(need, sentAt, this.bucketMs);
-    const promise = this.grant(ttlSeconds).then((granted) => {
-      const lease: PooledLease = { id: granted.id, notBefore: sentAt + granted.ttlSeconds * 1000 };
+    const notBefore = notBeforeOf(sentAt, ttlSeconds);
+    const promise = this.grantWithFreeId(ttlSeconds, notBefore).then((lease) => {
       if (!this.closed) this.leases.set(lease.id, lease);
       return lease;
     });
-    const entry: PendingGrant = { notBeforeAtLeast: sentAt + ttlSeconds * 1000, promise };
+    const entry: PendingGrant = { notBefore, promise };
     this.pending.add(entry);
     const done = () => this.pending.delete(entry);
     promise.then(done, done);
     return entry;
   }
 
+  /**
+   * A lower id claims an earlier expiry than the lease has, which is always safe; so when the chosen id is
+   * taken — by one of this pool's own grants with the same expiry, or as etcd reports — the next one down is tried.
+   * Because no id is asked for twice, etcd answering "already exists" means an earlier attempt of this very grant
+   * committed (see grant.ts).
+   */
+  private async grantWithFreeId(ttlSeconds: number, notBefore: number): Promise<PooledLease> {
+    for (const [id, until] of this.requested) if (until < this.clock.now()) this.requested.delete(id);
+    for (let attempt = 0; ; attempt++) {
+      const candidate = notBefore - attempt;
+      const id = this.ids.idFor(candidate);
+      if (this.requested.has(id)) continue;
+      this.requested.set(id, candidate);
+      try {
+        await this.grant(ttlSeconds, id, candidate);
+        return { id, notBefore: candidate };
+      } catch (error) {
+        if (!(error instanceof LeaseIdTaken) || attempt + 1 >= ID_ATTEMPTS) throw error;
+      }
+    }
+  }
+
   /** Leases whose `notBefore` has passed can serve no new key (every need lies in the future). */
   private prune(): void {
-    const now = this.now();
+    const now = this.clock.now();
     for (const [id, lease] of this.leases) if (lease.notBefore <= now) this.leases.delete(id);
   }
 }

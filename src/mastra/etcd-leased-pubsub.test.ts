@@ -191,6 +191,58 @@ describe('EtcdLeasedPubSub: leases', () => {
   });
 });
 
+describe('EtcdLeasedPubSub: run metadata (Mastra after 1.71)', () => {
+  /** Records every call and keeps metadata, like EtcdLeaseProvider. */
+  function metadataProvider() {
+    const calls: unknown[][] = [];
+    const record = (...args: unknown[]) => {
+      calls.push(args);
+      return Promise.resolve(true as never);
+    };
+    const provider = {
+      acquireLease: (...a: unknown[]) => (record('acquireLease', ...a), Promise.resolve({ acquired: true, owner: a[1] as string })),
+      getLeaseOwner: (...a: unknown[]) => record('getLeaseOwner', ...a),
+      releaseLease: (...a: unknown[]) => record('releaseLease', ...a),
+      renewLease: (...a: unknown[]) => record('renewLease', ...a),
+      transferLease: (...a: unknown[]) => record('transferLease', ...a),
+      getLeaseRecord: (key: string) => (calls.push(['getLeaseRecord', key]), Promise.resolve({ owner: 'o', metadata: 'run-1' })),
+    } as unknown as LeaseProvider;
+    return { calls, provider };
+  }
+
+  it('passes metadata to the provider unchanged, on the wrapper and on getLeaseProvider()', async () => {
+    const { calls, provider } = metadataProvider();
+    for (const pubsub of [new EtcdLeasedPubSub(new RecordingPubSub(), provider), new EtcdLeasedPubSub(new RecordingPubSub(), provider, { onAcquireError: 'deny' })]) {
+      calls.length = 0;
+      const leases = pubsub.getLeaseProvider() as unknown as EtcdLeasedPubSub;
+      for (const target of [pubsub, leases]) {
+        await target.acquireLease(KEY, 'o', 1000, 'run-1');
+        await target.renewLease(KEY, 'o', 1000, 'run-1');
+        await target.transferLease(KEY, 'o', 'p', 1000, 'run-1', 'run-2');
+        await target.releaseLease(KEY, 'p', 'run-2');
+        expect(await target.getLeaseRecord!(KEY)).toEqual({ owner: 'o', metadata: 'run-1' });
+      }
+      expect(calls.slice(0, 5)).toEqual([
+        ['acquireLease', KEY, 'o', 1000, 'run-1'],
+        ['renewLease', KEY, 'o', 1000, 'run-1'],
+        ['transferLease', KEY, 'o', 'p', 1000, 'run-1', 'run-2'],
+        ['releaseLease', KEY, 'p', 'run-2'],
+        ['getLeaseRecord', KEY],
+      ]);
+      expect(calls).toHaveLength(10);
+    }
+  });
+
+  it('offers getLeaseRecord only when the provider keeps metadata, so Mastra never assumes it does', () => {
+    const withoutRecords = new EtcdLeasedPubSub(new RecordingPubSub(), new EventEmitterPubSub(), { onLeaseError: () => {} });
+    expect('getLeaseRecord' in withoutRecords).toBe(false);
+    expect('getLeaseRecord' in (withoutRecords.getLeaseProvider() as object)).toBe(false);
+    const withRecords = new EtcdLeasedPubSub(new RecordingPubSub(), metadataProvider().provider, { onLeaseError: () => {} });
+    expect(typeof withRecords.getLeaseRecord).toBe('function');
+    expect(typeof (withRecords.getLeaseProvider() as { getLeaseRecord?: unknown }).getLeaseRecord).toBe('function');
+  });
+});
+
 describe('EtcdLeasedPubSub: construction', () => {
   it('rejects a pubsub that is not one, naming the parameter', () => {
     expect(() => new EtcdLeasedPubSub({} as PubSub, new EventEmitterPubSub())).toThrow(/^pubsub: /);

@@ -2,7 +2,9 @@ import { isLeaseProvider, PubSub } from '@mastra/core/events';
 import type { Event, EventCallback, LeaseProvider, PubSubDeliveryMode, SubscribeOptions } from '@mastra/core/events';
 
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
+import type { LeaseRecord } from '../results.js';
 import { guardLeaseProvider } from './guarded-lease-provider.js';
+import { hasLeaseRecords, type LeaseRecordProvider } from './lease-record-provider.js';
 import type { WithEtcdLeasesOptions } from './options.js';
 
 /** A lease provider that may own resources (an etcd client) to free on shutdown. */
@@ -27,8 +29,13 @@ export type ClosableLeaseProvider = LeaseProvider & { close?(): Promise<void> };
 export class EtcdLeasedPubSub extends PubSub implements LeaseProvider {
   private readonly events: PubSub;
   private readonly provider: ClosableLeaseProvider;
-  private readonly leases: LeaseProvider;
+  private readonly leases: LeaseRecordProvider;
   private readonly closeLeaseProvider: boolean;
+  /**
+   * Holder and run metadata of a key (Mastra's next contract). An own property, present only when the lease
+   * provider keeps metadata: Mastra switches to metadata-scoped leases by the mere presence of this method.
+   */
+  declare readonly getLeaseRecord?: (key: string) => Promise<LeaseRecord | undefined>;
   private readonly closePubSub: boolean;
   private closing: Promise<void> | undefined;
 
@@ -41,7 +48,8 @@ export class EtcdLeasedPubSub extends PubSub implements LeaseProvider {
     validate(events, provider, options);
     this.events = events;
     this.provider = provider;
-    this.leases = guardLeaseProvider(provider, options);
+    this.leases = guardLeaseProvider(provider, options) as LeaseRecordProvider;
+    if (hasLeaseRecords(this.leases)) this.getLeaseRecord = (key) => this.leases.getLeaseRecord(key);
     this.closeLeaseProvider = options.closeLeaseProvider ?? true;
     this.closePubSub = options.closePubSub ?? true;
   }
@@ -107,24 +115,27 @@ export class EtcdLeasedPubSub extends PubSub implements LeaseProvider {
     return this.leases;
   }
 
-  acquireLease(key: string, owner: string, ttlMs: number): Promise<{ acquired: boolean; owner?: string }> {
-    return this.leases.acquireLease(key, owner, ttlMs);
+  // Each takes Mastra's optional run metadata after the arguments of 1.71 and passes it on unchanged.
+
+  acquireLease(key: string, owner: string, ttlMs: number, metadata?: string): Promise<{ acquired: boolean; owner?: string }> {
+    return metadata === undefined ? this.leases.acquireLease(key, owner, ttlMs) : this.leases.acquireLease(key, owner, ttlMs, metadata);
   }
 
   getLeaseOwner(key: string): Promise<string | undefined> {
     return this.leases.getLeaseOwner(key);
   }
 
-  releaseLease(key: string, owner: string): Promise<void> {
-    return this.leases.releaseLease(key, owner);
+  releaseLease(key: string, owner: string, metadata?: string): Promise<void> {
+    return metadata === undefined ? this.leases.releaseLease(key, owner) : this.leases.releaseLease(key, owner, metadata);
   }
 
-  renewLease(key: string, owner: string, ttlMs: number): Promise<boolean> {
-    return this.leases.renewLease(key, owner, ttlMs);
+  renewLease(key: string, owner: string, ttlMs: number, metadata?: string): Promise<boolean> {
+    return metadata === undefined ? this.leases.renewLease(key, owner, ttlMs) : this.leases.renewLease(key, owner, ttlMs, metadata);
   }
 
-  transferLease(key: string, fromOwner: string, toOwner: string, ttlMs: number): Promise<boolean> {
-    return this.leases.transferLease(key, fromOwner, toOwner, ttlMs);
+  transferLease(key: string, fromOwner: string, toOwner: string, ttlMs: number, fromMetadata?: string, toMetadata?: string): Promise<boolean> {
+    if (fromMetadata === undefined && toMetadata === undefined) return this.leases.transferLease(key, fromOwner, toOwner, ttlMs);
+    return this.leases.transferLease(key, fromOwner, toOwner, ttlMs, fromMetadata, toMetadata);
   }
 
   // ── lifecycle ──

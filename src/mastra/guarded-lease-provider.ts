@@ -1,5 +1,6 @@
 import type { LeaseProvider } from '@mastra/core/events';
 
+import { hasLeaseRecords, type LeaseRecordProvider } from './lease-record-provider.js';
 import type { LeaseOperation, WithEtcdLeasesOptions } from './options.js';
 
 type Guard = Pick<WithEtcdLeasesOptions, 'onAcquireError' | 'onLeaseError'>;
@@ -34,10 +35,12 @@ export function guardLeaseProvider(provider: LeaseProvider, guard: Guard): Lease
     }
   }
 
-  return {
-    async acquireLease(key, owner, ttlMs) {
+  // Metadata and any further arguments go through untouched; getLeaseRecord only if the provider has it.
+  const inner = provider as LeaseRecordProvider;
+  const guarded: LeaseRecordProvider = {
+    async acquireLease(key, owner, ttlMs, ...rest: [string?]) {
       try {
-        return await provider.acquireLease(key, owner, ttlMs);
+        return await inner.acquireLease(key, owner, ttlMs, ...rest);
       } catch (error) {
         report(error, 'acquireLease', key);
         if (onAcquireError === 'throw') throw error;
@@ -46,10 +49,13 @@ export function guardLeaseProvider(provider: LeaseProvider, guard: Guard): Lease
         return { acquired: false };
       }
     },
-    getLeaseOwner: (key) => observed('getLeaseOwner', key, () => provider.getLeaseOwner(key)),
-    releaseLease: (key, owner) => observed('releaseLease', key, () => provider.releaseLease(key, owner)),
-    renewLease: (key, owner, ttlMs) => observed('renewLease', key, () => provider.renewLease(key, owner, ttlMs)),
-    transferLease: (key, fromOwner, toOwner, ttlMs) =>
-      observed('transferLease', key, () => provider.transferLease(key, fromOwner, toOwner, ttlMs)),
+    getLeaseOwner: (key) => observed('getLeaseOwner', key, () => inner.getLeaseOwner(key)),
+    releaseLease: (key, owner, ...rest: [string?]) => observed('releaseLease', key, () => inner.releaseLease(key, owner, ...rest)),
+    renewLease: (key, owner, ttlMs, ...rest: [string?]) => observed('renewLease', key, () => inner.renewLease(key, owner, ttlMs, ...rest)),
+    transferLease: (key, fromOwner, toOwner, ttlMs, ...rest: [string?, string?]) =>
+      observed('transferLease', key, () => inner.transferLease(key, fromOwner, toOwner, ttlMs, ...rest)),
+    getLeaseRecord: (key) => observed('getLeaseRecord', key, () => inner.getLeaseRecord(key)),
   };
+  if (!hasLeaseRecords(provider)) delete (guarded as Partial<LeaseRecordProvider>).getLeaseRecord;
+  return guarded;
 }

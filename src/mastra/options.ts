@@ -1,7 +1,7 @@
 import type { LeaseProvider } from '@mastra/core/events';
 
-/** The five `LeaseProvider` methods, named for error reports. */
-export type LeaseOperation = keyof LeaseProvider;
+/** The `LeaseProvider` methods (with `getLeaseRecord`), named for error reports. */
+export type LeaseOperation = keyof LeaseProvider | 'getLeaseRecord';
 
 /** Options of `withEtcdLeases(pubsub, leases, options)`. */
 export interface WithEtcdLeasesOptions {

@@ -1,7 +1,7 @@
 import { metrics, type MeterProvider, type ObservableCallback } from '@opentelemetry/api';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import type { LeaseLossReason } from '../errors/lease-lost.js';
-import type { AcquireResult } from '../operations/acquire.js';
+import type { AcquireResult } from '../results.js';
 import type { LeaseLogger } from '../options.js';
 import type { CircuitState, LeaseEvent, LeaseEventListener } from './events.js';
 import { CIRCUIT_STATE_VALUE, createInstruments, METER_NAME, type Instruments } from './instruments.js';

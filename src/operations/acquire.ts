@@ -1,39 +1,35 @@
-import { keyAbsent, nested, nestedOutcome, put, rangeValue, read, valueIs, type TxnOutcome, type TxnRequest } from './etcd-txn.js';
+import { keyAbsent, nested, nestedOutcome, put, type KeyValue, type TxnOutcome, type TxnRequest } from './etcd-txn.js';
+import { decodeRefresh, refreshOwnTxn, type OwnLeaseIds } from './refresh-own.js';
 
-export interface AcquireResult {
-  acquired: boolean;
-  owner?: string;
-  /** Revision that made the caller the holder (decimal string); present when `acquired`. */
-  fencingToken?: string;
-}
+/** How an acquire transaction ended. */
+export type AcquireOutcome =
+  /** `value` now holds the key (taken, or refreshed because it already did), written at `revision`. */
+  | { kind: 'written'; revision: string }
+  /** `value` holds the key on a lease this provider did not mint: the provider settles it by the lease's TTL. */
+  | { kind: 'foreign'; kv: KeyValue }
+  /** Someone else holds it; `holder` was read in the same transaction. */
+  | { kind: 'held'; holder?: KeyValue };
 
 /**
- * If the key is free, take it; else if we already hold it, refresh it; else read the holder.
+ * If the key is free, take it; else if `value` already holds it, refresh it (refresh-own.ts: never onto an
+ * earlier-ending lease); else read the holder.
  *
- * Both "take" and "refresh" write the same bytes with a fresh lease, so the operation is idempotent:
- * a retry after an ambiguous failure whose first attempt committed lands in the refresh branch and
- * reports the success that really happened. The holder is read in the same transaction as the compare,
- * so a loser learns who beat it without a second round trip that could race.
+ * Idempotent: a retry after an ambiguous failure whose first attempt committed lands in the refresh branch and
+ * reports the success that really happened. The holder is read in the same transaction as the compares, so a
+ * loser learns who beat it without a second round trip that could race.
  */
-export function acquireTxn(key: Buffer, owner: string, lease: string): TxnRequest {
+export function acquireTxn(key: Buffer, value: Buffer, lease: string, own: OwnLeaseIds): TxnRequest {
   return {
     compare: [keyAbsent(key)],
-    success: [put(key, owner, lease)],
-    failure: [
-      nested({
-        compare: [valueIs(key, owner)],
-        success: [put(key, owner, lease)],
-        failure: [read(key)],
-      }),
-    ],
+    success: [put(key, value, lease)],
+    failure: [nested(refreshOwnTxn(key, value, lease, own))],
   };
 }
 
-export function decodeAcquire(outcome: TxnOutcome, owner: string): AcquireResult {
-  if (outcome.succeeded) return { acquired: true, owner, fencingToken: outcome.revision };
-  const inner = nestedOutcome(outcome);
-  if (inner.succeeded) return { acquired: true, owner, fencingToken: outcome.revision };
-  const holder = rangeValue(inner);
-  // The key existed when the compare ran (same transaction), so a holder is always read here.
-  return { acquired: false, owner: holder ? holder.value.toString('utf8') : undefined };
+export function decodeAcquire(outcome: TxnOutcome, value: Buffer): AcquireOutcome {
+  if (outcome.succeeded) return { kind: 'written', revision: outcome.revision };
+  const refresh = decodeRefresh(nestedOutcome(outcome), value);
+  if (refresh.kind !== 'not-held') return refresh;
+  // The key existed when the first compare ran (same transaction), so a holder is always read here.
+  return refresh.kv === undefined ? { kind: 'held' } : { kind: 'held', holder: refresh.kv };
 }

@@ -1,9 +1,9 @@
-import type { ICompare, IRequestOp, ITxnRequest } from 'etcd3';
+import { CompareResult, CompareTarget, type ICompare, type IRequestOp, type ITxnRequest } from 'etcd3';
 
 /**
  * The slice of etcd's Txn wire format the operations use. `etcd3`'s generated
  * `ITxnResponse` omits `responses`, so the response side is typed here.
- * Revisions are int64 and arrive as decimal strings.
+ * Revisions and lease ids are int64 and travel as decimal strings.
  */
 export type TxnRequest = ITxnRequest;
 
@@ -36,23 +36,52 @@ export interface TxnOutcome {
   revision: string;
 }
 
-// Numeric values of etcd's Compare enums (rpc.proto); numbers are accepted whatever enum encoding the client uses.
-const EQUAL = 0;
-const CREATE = 1;
-const VALUE = 3;
-
 /** The key does not exist (its create revision is 0). */
 export function keyAbsent(key: Buffer): ICompare {
-  return { key, target: CREATE, result: EQUAL, create_revision: 0 };
+  return { key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 };
 }
 
 /** The key exists and holds exactly these bytes. False on an absent key. */
-export function valueIs(key: Buffer, value: string): ICompare {
-  return { key, target: VALUE, result: EQUAL, value: Buffer.from(value, 'utf8') };
+export function valueIs(key: Buffer, value: Buffer): ICompare {
+  return { key, target: CompareTarget.Value, result: CompareResult.Equal, value };
 }
 
-export function put(key: Buffer, value: string, lease: string): IRequestOp {
-  return { request_put: { key, value: Buffer.from(value, 'utf8'), lease } };
+/** The key's last write happened at exactly this revision: it is still that very write (one tenure's version). */
+export function modIs(key: Buffer, revision: string): ICompare {
+  return { key, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: revision };
+}
+
+/** The key is attached to exactly this etcd lease. */
+export function leaseIs(key: Buffer, lease: string): ICompare {
+  return { key, target: CompareTarget.Lease, result: CompareResult.Equal, lease };
+}
+
+/** The key's lease id is ≥ `lease` (etcd has only <, =, >: compared as > lease−1). */
+export function leaseAtLeast(key: Buffer, lease: string): ICompare {
+  return { key, target: CompareTarget.Lease, result: CompareResult.Greater, lease: (BigInt(lease) - 1n).toString() };
+}
+
+/** The key's lease id is ≤ `lease` (compared as < lease+1). */
+export function leaseAtMost(key: Buffer, lease: string): ICompare {
+  return { key, target: CompareTarget.Lease, result: CompareResult.Less, lease: (BigInt(lease) + 1n).toString() };
+}
+
+/** The key's lease id is > `lease`. */
+export function leaseAbove(key: Buffer, lease: string): ICompare {
+  return { key, target: CompareTarget.Lease, result: CompareResult.Greater, lease };
+}
+
+/** Write the value and attach the key to `lease` (replacing the lease it was on). */
+export function put(key: Buffer, value: Buffer, lease: string): IRequestOp {
+  return { request_put: { key, value, lease } };
+}
+
+/**
+ * Write the value but keep the key on the lease it is on (etcd's `ignore_lease`; the key must exist, which
+ * every caller's compare guarantees). Bumps the key's mod revision like any write.
+ */
+export function putKeepingLease(key: Buffer, value: Buffer): IRequestOp {
+  return { request_put: { key, value, ignore_lease: true } };
 }
 
 export function remove(key: Buffer): IRequestOp {

@@ -1,14 +1,15 @@
-import { put, valueIs, type TxnOutcome, type TxnRequest } from './etcd-txn.js';
+import type { TxnOutcome, TxnRequest } from './etcd-txn.js';
+import { decodeRefresh, refreshOwnTxn, type OwnLeaseIds, type RefreshOutcome } from './refresh-own.js';
 
 /**
- * Re-attach the key to a fresh lease only while it still holds our owner value.
- * Idempotent: a retried renew that had committed still finds our value and succeeds again.
- * An expired key is gone from etcd, so the compare fails and the caller learns `false`.
+ * Keep the key alive for another ttl while it still holds `value`. An expired key is gone from etcd, so the
+ * compare fails and the caller learns `false`; it is never resurrected. The lease rule (never onto an
+ * earlier-ending lease) and the idempotency argument are refresh-own.ts's.
  */
-export function renewTxn(key: Buffer, owner: string, lease: string): TxnRequest {
-  return { compare: [valueIs(key, owner)], success: [put(key, owner, lease)], failure: [] };
+export function renewTxn(key: Buffer, value: Buffer, lease: string, own: OwnLeaseIds): TxnRequest {
+  return refreshOwnTxn(key, value, lease, own);
 }
 
-export function decodeRenew(outcome: TxnOutcome): boolean {
-  return outcome.succeeded;
+export function decodeRenew(outcome: TxnOutcome, value: Buffer): RefreshOutcome {
+  return decodeRefresh(outcome, value);
 }

@@ -1,18 +1,15 @@
-import { ExponentialBackoff, handleWhen, retry, type RetryPolicy } from 'cockatiel';
-import { LeaseAbortedError } from '../errors/aborted.js';
-import { isLeaseError } from '../errors/lease-error.js';
-import { EtcdUnavailableError } from '../errors/unavailable.js';
+import { GRPCDeadlineExceededError } from 'etcd3';
+import { AttemptTimeout } from './attempt-timeout.js';
+import { CallScope, type CallBudget } from './call-scope.js';
 import { classify } from './classify.js';
+import { POLICY, retrySchedule } from './policy.js';
 
-export interface CallBudget {
-  /** Overall deadline of the call in ms from now, retries included. */
-  deadlineMs: number;
-  /** Any of these aborting ends the call (the caller's signal, the provider's lifetime). */
-  signals?: readonly AbortSignal[];
-}
+export type { CallBudget } from './call-scope.js';
 
 export interface AttemptContext {
-  /** gRPC deadline for this attempt: never past the call's overall deadline. */
+  /** This attempt's timeout: measured from when its request is sent (the group committer applies it at dispatch). */
+  timeoutMs: number;
+  /** `timeoutMs` from now, as a gRPC deadline, for requests sent at once. */
   deadline: Date;
   /** 0 for the first attempt. */
   attempt: number;
@@ -28,83 +25,76 @@ class Fatal extends Error {
 }
 
 /**
- * Runs one logical operation as a series of attempts: exponential backoff with jitter between them,
- * a per-attempt timeout shorter than the call's deadline (so one hung member costs one attempt),
- * all inside one overall deadline and the caller's AbortSignal.
+ * Runs one logical operation as a series of attempts (policy.ts): jittered backoff between them, an adaptive
+ * per-attempt timeout, all inside one CallScope (overall deadline and the caller's signal).
  *
- * Why resending is safe: every operation is idempotent by construction (src/operations), so an
- * ambiguous failure — the write may have committed — is resolved by asking again, never by guessing.
+ * An attempt's timeout is never cut short to fit the call's remaining budget: the scope ends the *call* on time,
+ * while the request keeps its full timeout. So a gRPC DEADLINE_EXCEEDED always means a member took the full
+ * attempt timeout — the only kind of timeout a member's circuit breaker should count — and a caller with a
+ * 1 ms budget cannot open the breaker of a healthy member.
+ *
+ * Why resending is safe: every operation is idempotent by construction (src/operations), so an ambiguous failure —
+ * the write may have committed — is resolved by asking again, never by guessing.
  */
 export class CallRunner {
-  private readonly policy: RetryPolicy;
+  readonly timeouts: AttemptTimeout;
+  private readonly schedule = retrySchedule((e) => !(e instanceof Fatal));
 
   constructor(
-    private readonly attemptTimeoutMs: number,
+    attemptTimeoutMs: number,
     private readonly prefix: string,
+    /** Largest attempt timeout a call may grow to (the provider's deadline). */
+    private readonly maxAttemptMs: number = POLICY.deadlineMs,
   ) {
-    this.policy = retry(
-      handleWhen((e) => !(e instanceof Fatal)),
-      // Decorrelated jitter (cockatiel's default generator) spreads retries of many clients after a leader loss.
-      { maxAttempts: Number.MAX_SAFE_INTEGER, backoff: new ExponentialBackoff({ initialDelay: 10, maxDelay: 100 }) },
-    ).dangerouslyUnref(); // a pending backoff must not keep a closing process alive
+    this.timeouts = new AttemptTimeout(attemptTimeoutMs);
   }
 
+  open(operation: string, budget: CallBudget): CallScope {
+    return new CallScope(operation, budget);
+  }
+
+  /**
+   * One call sent straight to etcd (no group commit): a scope of its own around `attempts`, each answered attempt's
+   * latency feeding the adaptive timeout. (Group-committed calls are measured by the committer, per transaction.)
+   */
   async run<T>(operation: string, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
-    const startedAt = performance.now();
-    // One controller per call, fired by a plain timer and by the budget's signals. Deliberately not
-    // AbortSignal.timeout/any: a composite holds its timeout signal only weakly, and on Node 20 a
-    // collected timeout signal never fires — the call would hang past its deadline. The timer is ref'd
-    // on purpose: a pending call keeps the process alive until it settles (it is cleared at the end).
-    const controller = new AbortController();
-    const stop = controller.signal;
-    const timer = setTimeout(() => controller.abort(), budget.deadlineMs);
-    const links = (budget.signals ?? []).map((signal) => {
-      const forward = () => controller.abort(signal.reason);
-      if (signal.aborted) forward();
-      else signal.addEventListener('abort', forward, { once: true });
-      return () => signal.removeEventListener('abort', forward);
-    });
-    let attempts = 0;
-    let lastError: unknown;
+    const scope = this.open(operation, budget);
+    try {
+      return await this.attempts(scope, async (ctx) => {
+        const sentAt = performance.now();
+        const result = await attempt(ctx);
+        this.timeouts.observe(performance.now() - sentAt);
+        return result;
+      });
+    } finally {
+      scope.dispose();
+    }
+  }
 
-    const giveUp = (): Error => {
-      const reason: unknown = stop.reason;
-      const callerAborted = (budget.signals ?? []).some((s) => s.aborted);
-      if (!callerAborted) return new EtcdUnavailableError(operation, attempts, performance.now() - startedAt, lastError);
-      // A typed reason (e.g. ProviderClosedError from close()) is what the caller should see.
-      return isLeaseError(reason) && reason instanceof Error ? reason : new LeaseAbortedError(operation, reason);
-    };
-
-    const execution = this.policy.execute(async ({ attempt: n }) => {
-      if (stop.aborted) throw new Fatal(giveUp());
-      attempts++;
-      const remaining = budget.deadlineMs - (performance.now() - startedAt);
-      const deadline = new Date(Date.now() + Math.max(1, Math.min(this.attemptTimeoutMs, remaining)));
+  /** Attempts `attempt` until it succeeds, fails for good, or `scope` ends. */
+  async attempts<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+    let timedOut = 0;
+    const execution = this.schedule.execute(async ({ attempt: n }) => {
+      if (scope.signal.aborted) throw new Fatal(scope.giveUpError());
+      scope.attempts++;
+      const timeoutMs = Math.min(this.timeouts.forAttempt(timedOut, Number.POSITIVE_INFINITY), this.maxAttemptMs);
       try {
-        return await attempt({ deadline, attempt: n, signal: stop });
+        return await attempt({ timeoutMs, deadline: new Date(Date.now() + timeoutMs), attempt: n, signal: scope.signal });
       } catch (error) {
-        const verdict = classify(error, operation, this.prefix);
+        if (scope.signal.aborted) throw new Fatal(scope.giveUpError());
+        const verdict = classify(error, scope.operation, this.prefix);
         if (verdict.kind === 'fatal') throw new Fatal(verdict.error);
-        lastError = error;
+        if (error instanceof GRPCDeadlineExceededError) timedOut++;
+        scope.lastError = error;
         throw error;
       }
-    }, stop);
-
-    let onStop: (() => void) | undefined;
-    const stopped = new Promise<never>((_, reject) => {
-      onStop = () => reject(new Fatal(giveUp()));
-      if (stop.aborted) onStop();
-      else stop.addEventListener('abort', onStop, { once: true });
-    });
+    }, scope.signal);
     try {
-      return await Promise.race([execution, stopped]);
+      return await scope.race(execution);
     } catch (error) {
       if (error instanceof Fatal) throw error.error;
       throw error;
     } finally {
-      clearTimeout(timer);
-      for (const unlink of links) unlink();
-      if (onStop) stop.removeEventListener('abort', onStop);
       execution.catch(() => {}); // the losing side of the race must not surface as an unhandled rejection
     }
   }

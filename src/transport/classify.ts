@@ -8,6 +8,7 @@ import {
   GRPCUnauthenticatedError,
   isRecoverableError,
 } from 'etcd3';
+import { KeyChurnError } from '../calls/key-churn.js';
 import { EtcdAuthenticationError } from '../errors/authentication.js';
 import { LeaseArgumentRangeError } from '../errors/invalid-argument.js';
 import { isLeaseError, type LeaseError } from '../errors/lease-error.js';
@@ -32,7 +33,7 @@ export type Verdict = { kind: 'retry' } | { kind: 'fatal'; error: LeaseError | E
  */
 export function classify(error: unknown, operation: string, prefix: string): Verdict {
   if (isLeaseError(error)) return error.retryable ? { kind: 'retry' } : { kind: 'fatal', error };
-  if (error instanceof EtcdLeaseInvalidError) return { kind: 'retry' };
+  if (error instanceof EtcdLeaseInvalidError || error instanceof KeyChurnError) return { kind: 'retry' };
   if (error instanceof EtcdAuthenticationFailedError || error instanceof GRPCUnauthenticatedError) {
     return { kind: 'fatal', error: new EtcdAuthenticationError(operation, error) };
   }

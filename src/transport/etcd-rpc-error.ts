@@ -14,6 +14,12 @@ export const ETCD_RPC_ERROR = {
   userEmpty: 'etcdserver: user name is empty',
   /** A lease grant above etcd's MaxLeaseTTL (9 000 000 000 s). */
   leaseTtlTooLarge: 'etcdserver: too large lease TTL',
+  /** A transaction with more operations than the server's --max-txn-ops (per branch). */
+  tooManyOps: 'etcdserver: too many operations in txn request',
+  /** A request larger than the server's --max-request-bytes. */
+  requestTooLarge: 'etcdserver: request is too large',
+  /** A LeaseGrant with an id the server already has (lease ids are chosen by the provider; see leases/lease-id.ts). */
+  leaseExists: 'etcdserver: lease already exists',
 } as const;
 
 /** The description of a gRPC error as etcd3 surfaces it (message `"<code> <NAME>: <description>"`). */

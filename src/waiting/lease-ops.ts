@@ -1,6 +1,7 @@
 import type { LeaseCallOptions } from '../call-options.js';
+import type { LeaseClock } from '../clock/lease-clock.js';
 import type { LeaseObserver } from '../metrics/observer.js';
-import type { AcquireResult } from '../operations/acquire.js';
+import type { AcquireResult } from '../results.js';
 import type { LeaseLogger } from '../options.js';
 import type { OpenKeyWatch } from './key-watch.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -18,6 +19,8 @@ export interface LeaseOps {
   /** Deletes the key only if it still is the write with revision `fencingToken` by `owner`. */
   releaseWrite(key: string, owner: string, fencingToken: string): Promise<void>;
   watch: OpenKeyWatch;
+  /** The provider's clock: every belief deadline is measured on it (it counts a suspend; performance.now() does not). */
+  readonly clock: LeaseClock;
   /** The provider's per-call deadline (`deadlineMs`). */
   readonly deadlineMs: number;
   readonly lifecycle: Lifecycle;

@@ -3,7 +3,6 @@ import { LeaseAbortedError } from '../errors/aborted.js';
 import { ProviderClosedError } from '../errors/closed.js';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import { LeaseWaitTimeoutError } from '../errors/wait-timeout.js';
-import { releaseTokenTxn } from './release-token.js';
 import { errorBackoffMs, recheckDelayMs } from './schedule.js';
 import { checkWaitOptions, stopSignal } from './stop.js';
 import { Wakeup } from './wakeup.js';
@@ -23,20 +22,6 @@ describe('waiting schedule', () => {
     expect(errorBackoffMs(2, 10_000, 0)).toBe(100);
     for (let n = 1; n < 100; n++) expect(errorBackoffMs(n, 2000, 0.9999)).toBeLessThanOrEqual(1000);
     expect(errorBackoffMs(50, 60_000, 0.9999)).toBe(2000);
-  });
-});
-
-describe('release of an abandoned acquire', () => {
-  it('deletes only while the key holds the owner and is still the very write the acquire made', () => {
-    const key = Buffer.from('p/k');
-    expect(releaseTokenTxn(key, 'A', '42')).toEqual({
-      compare: [
-        { key, target: 3, result: 0, value: Buffer.from('A') },
-        { key, target: 2, result: 0, mod_revision: '42' },
-      ],
-      success: [{ request_delete_range: { key } }],
-      failure: [],
-    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { EtcdUnavailableError } from '../errors/unavailable.js';
 import { LeaseObserver } from '../metrics/observer.js';
-import type { AcquireResult } from '../operations/acquire.js';
+import { LeaseClock } from '../clock/lease-clock.js';
+import type { AcquireResult } from '../results.js';
 import type { KeyWatch, KeyWatchEvent } from './key-watch.js';
 import type { LeaseOps } from './lease-ops.js';
 import { Lifecycle } from './lifecycle.js';
@@ -58,6 +59,7 @@ export class FakeLeaseStore {
         if (held?.owner === owner && held.modRevision === token) this.delete(key);
       },
       watch: (key, onEvent, startRevision) => this.watch(key, onEvent, startRevision),
+      clock: new LeaseClock(),
       deadlineMs: 5000,
       lifecycle: this.lifecycle,
       observer,

@@ -1,5 +1,5 @@
 import { isLeaseError } from '../errors/lease-error.js';
-import type { AcquireResult } from '../operations/acquire.js';
+import type { AcquireResult } from '../results.js';
 import type { KeyWatch, KeyWatchEvent } from './key-watch.js';
 import type { LeaseOps } from './lease-ops.js';
 import { errorBackoffMs, recheckDelayMs } from './schedule.js';
@@ -10,7 +10,7 @@ import { Wakeup } from './wakeup.js';
 /** A won wait, with the send time of the winning attempt: the holder's belief window starts there. */
 export interface WonLease {
   result: WaitForLeaseResult;
-  /** `performance.now()` just before the winning acquire was sent. */
+  /** LeaseClock reading just before the winning acquire was sent. */
   sentAt: number;
 }
 
@@ -83,7 +83,7 @@ async function waitLoop(
     for (;;) {
       if (stop.signal.aborted) throw stop.signal.reason;
       wake.clear(); // events from before this attempt are answered by the attempt itself
-      const sentAt = performance.now();
+      const sentAt = ops.clock.now();
       const attempt = ops.acquire(key, owner, ttlMs);
       const settled = await settleOrStop(attempt, stop.signal);
       if (settled.kind === 'stopped' || stop.signal.aborted) {

@@ -131,7 +131,7 @@ describe('hostile TTLs', () => {
     const stored = store(p);
     await fc.assert(
       fc.asyncProperty(anyTtl, async (ttlMs) => {
-        // etcd's largest lease is MAX_TTL_MS; the provider's lease covers ttlMs plus one bucket, in whole seconds.
+        // The longest lease the provider grants is MAX_TTL_MS; its lease covers ttlMs plus one bucket, in whole seconds.
         const valid =
           typeof ttlMs === 'number' &&
           Number.isFinite(ttlMs) &&

@@ -1,0 +1,72 @@
+import { SYSTEM_CLOCK, type ClockSource } from './clock-source.js';
+
+/** A reading moved the wall clock this much further than the monotonic one: a suspend (or a forward step). */
+export const JUMP_THRESHOLD_MS = 50;
+
+/**
+ * While anyone listens for jumps, the clock reads itself this often. Node's timers run on the monotonic clock,
+ * so after a suspend every timer is late by the suspend's length; the first tick after resuming notices it.
+ */
+export const JUMP_CHECK_INTERVAL_MS = 250;
+
+/**
+ * Elapsed time that never runs slower than real time, for everything the provider promises about TTLs.
+ *
+ * Each reading advances by the larger of the two raw clocks' advances since the previous reading:
+ * - across a suspend the monotonic clock stands still but the wall clock moves on, so the suspend counts;
+ * - across a backward NTP step the wall clock goes back but the monotonic clock moves on, so time still passes.
+ * A lease's remaining life is computed on this clock, so it can only be underestimated — after a forward
+ * wall step, a pooled lease looks older than it is (a new lease is granted: wasteful, never unsafe).
+ *
+ * Values start near 0 at construction and are comparable only with readings of the same instance.
+ */
+export class LeaseClock {
+  private lastMonotonic: number;
+  private lastWall: number;
+  private value = 0;
+  private readonly jumpListeners = new Set<(jumpMs: number) => void>();
+  private ticker: NodeJS.Timeout | undefined;
+
+  /** Wall-clock milliseconds at which this clock read 0 (lease ids use it so they do not repeat across restarts). */
+  readonly wallOrigin: number;
+
+  constructor(private readonly source: ClockSource = SYSTEM_CLOCK) {
+    this.lastMonotonic = source.monotonic();
+    this.lastWall = source.wall();
+    this.wallOrigin = this.lastWall;
+  }
+
+  now(): number {
+    const monotonic = this.source.monotonic();
+    const wall = this.source.wall();
+    const byMonotonic = monotonic - this.lastMonotonic;
+    const byWall = wall - this.lastWall;
+    this.lastMonotonic = monotonic;
+    this.lastWall = wall;
+    const advance = Math.max(0, byMonotonic, byWall);
+    this.value += advance;
+    const jump = byWall - Math.max(0, byMonotonic);
+    if (jump > JUMP_THRESHOLD_MS) for (const listener of this.jumpListeners) listener(jump);
+    return this.value;
+  }
+
+  /**
+   * Called (synchronously, from a reading) when the wall clock moved ahead of the monotonic one by more than
+   * JUMP_THRESHOLD_MS: timers armed on the monotonic clock (Node's) are then late by about that much.
+   * Returns the function that removes the listener.
+   */
+  onJump(listener: (jumpMs: number) => void): () => void {
+    this.jumpListeners.add(listener);
+    if (this.ticker === undefined) {
+      this.ticker = setInterval(() => this.now(), JUMP_CHECK_INTERVAL_MS);
+      this.ticker.unref(); // watching the clock never keeps a process alive
+    }
+    return () => {
+      this.jumpListeners.delete(listener);
+      if (this.jumpListeners.size === 0 && this.ticker !== undefined) {
+        clearInterval(this.ticker);
+        this.ticker = undefined;
+      }
+    };
+  }
+}

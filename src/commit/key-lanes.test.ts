@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { KeyLanes } from './key-lanes.js';
+
+const never = new AbortController().signal;
+
+describe('key lanes', () => {
+  it('runs calls on one key one after another, in the order they were made', async () => {
+    const lanes = new KeyLanes();
+    const order: string[] = [];
+    const call = async (name: string, work: Promise<void>) => {
+      const leave = await lanes.enter('k', never);
+      order.push(`${name} start`);
+      await work;
+      order.push(`${name} end`);
+      leave();
+    };
+    let finishFirst!: () => void;
+    const first = call('first', new Promise((r) => (finishFirst = r)));
+    const second = call('second', Promise.resolve());
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['first start']);
+    finishFirst();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first start', 'first end', 'second start', 'second end']);
+    expect(lanes.size).toBe(0);
+  });
+
+  it('does not make calls on other keys wait', async () => {
+    const lanes = new KeyLanes();
+    await lanes.enter('a', never);
+    const leaveB = await lanes.enter('b', never);
+    leaveB();
+    expect(lanes.size).toBe(1);
+  });
+
+  it('a waiter that gives up leaves at once, and the calls behind it still run in order', async () => {
+    const lanes = new KeyLanes();
+    const leaveFirst = await lanes.enter('k', never);
+    const abort = new AbortController();
+    const giving = lanes.enter('k', abort.signal);
+    const third = lanes.enter('k', never);
+    abort.abort(new Error('deadline'));
+    await expect(giving).rejects.toThrow('deadline');
+    let thirdIn = false;
+    void third.then(() => (thirdIn = true));
+    await new Promise((r) => setImmediate(r));
+    expect(thirdIn).toBe(false);
+    leaveFirst();
+    (await third)();
+    expect(lanes.size).toBe(0);
+  });
+});

@@ -1,0 +1,61 @@
+import { randomInt } from 'node:crypto';
+
+/**
+ * The etcd lease ids one provider mints. etcd lets the client choose a lease's id (LeaseGrant.ID), and a
+ * transaction can compare a key's lease id (`LEASE` target, `<` / `>`). The provider uses both:
+ *
+ *   bit 63      0 (ids are positive int64)
+ *   bits 62–41  tag: random per provider instance, so its ids form one contiguous range of its own
+ *   bits 40–0   notBefore: the earliest moment the lease may expire, in whole milliseconds
+ *
+ * Inside one provider, a larger id therefore never means an earlier expiry. That turns "never move a key to a
+ * lease that ends earlier than the one it is on" into a compare etcd evaluates atomically with the write:
+ * `LEASE >= lowest AND LEASE <= mine` (see operations/refresh-own.ts). Ids of other providers (other tags)
+ * and of other programs fall outside the range and are handled by reading their TTL (provider slow path).
+ *
+ * notBefore counts from 2024-01-01 on the wall clock at the provider's start plus its LeaseClock, so it grows
+ * across restarts (41 bits of milliseconds last until 2093) and a restarted provider that drew the same tag
+ * ranks its new leases above the old ones.
+ */
+const TAG_BITS = 22n;
+const TIME_BITS = 41n;
+const TIME_MASK = (1n << TIME_BITS) - 1n;
+const EPOCH_MS = Date.UTC(2024, 0, 1);
+
+export class LeaseIdSpace {
+  /** Smallest and largest id this provider can mint (decimal strings, as etcd3 carries int64). */
+  readonly lowest: string;
+  readonly highest: string;
+  private readonly base: bigint;
+  private readonly originMs: number;
+
+  /**
+   * @param clockWallOrigin wall-clock ms at which the provider's LeaseClock read 0
+   * @param tag 1 … 2^22-1; random when omitted
+   */
+  constructor(clockWallOrigin: number, tag: number = randomInt(1, Number(1n << TAG_BITS))) {
+    if (!Number.isInteger(tag) || tag < 1 || BigInt(tag) >= 1n << TAG_BITS) throw new RangeError(`tag out of range: ${tag}`);
+    this.base = BigInt(tag) << TIME_BITS;
+    this.originMs = clockWallOrigin - EPOCH_MS;
+    this.lowest = this.base.toString();
+    this.highest = (this.base | TIME_MASK).toString();
+  }
+
+  /** The id for a lease that cannot expire before `notBefore` (LeaseClock ms); floors it to whole ms. */
+  idFor(notBefore: number): string {
+    const units = BigInt(Math.floor(this.originMs + notBefore));
+    if (units < 0n || units > TIME_MASK) throw new RangeError(`lease expiry outside the id space: ${notBefore}`);
+    return (this.base | units).toString();
+  }
+
+  /** The LeaseClock notBefore an id of this space stands for, or undefined for an id it did not mint. */
+  notBeforeOf(id: string): number | undefined {
+    const value = BigInt(id);
+    if ((value & ~TIME_MASK) !== this.base) return undefined;
+    return Number(value & TIME_MASK) - this.originMs;
+  }
+
+  contains(id: string): boolean {
+    return this.notBeforeOf(id) !== undefined;
+  }
+}

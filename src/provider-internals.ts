@@ -1,0 +1,16 @@
+import type { OperationSet } from './calls/operation-set.js';
+import type { LeaseClock } from './clock/lease-clock.js';
+
+/**
+ * Seams for the test suite, not part of the public API (not exported from the package entry): the clock, to
+ * emulate a suspended machine, and the transaction shapes, so the chaos suite can run deliberately broken
+ * providers through the real calls, committer and cluster and prove its checker catches them.
+ */
+export interface ProviderInternals {
+  /** @default a LeaseClock on performance.now() and Date.now() */
+  clock?: LeaseClock;
+  /** @default the correct shapes (calls/operation-set.ts) */
+  operations?: OperationSet;
+  /** Fixes the tag of the provider's lease ids (leases/lease-id.ts). @default random */
+  leaseIdTag?: number;
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { TenureTable } from './tenure-table.js';
+
+const A = Buffer.from('A');
+const B = Buffer.from('B');
+
+describe('tenure table', () => {
+  it('knows the revision of its own last write per key and holder', () => {
+    const t = new TenureTable();
+    t.remember('k', A, '41', 10_000, 0);
+    expect(t.revisionOf('k', A)).toBe('41');
+    expect(t.revisionOf('k', B)).toBeUndefined();
+    t.remember('k', B, '50', 10_000, 0);
+    expect(t.revisionOf('k', A)).toBeUndefined();
+    t.forget('k', A);
+    expect(t.revisionOf('k', B)).toBe('50');
+    t.forget('k', B);
+    expect(t.size).toBe(0);
+  });
+
+  it('drops entries whose lease has ended once it grows, so a provider that never releases does not grow forever', () => {
+    const t = new TenureTable();
+    for (let i = 0; i < 5000; i++) t.remember(`k${i}`, A, '1', i, i);
+    expect(t.size).toBeLessThan(2100);
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * What this provider last wrote to each key it holds: the stored value (owner + metadata) and the mod revision
+ * of that write. A release or transfer names that revision in its compare, so it acts on exactly that tenure and
+ * never on a later one of the same owner string (operations/release.ts, transfer.ts).
+ *
+ * It is a cache, never a source of truth: a missing or outdated entry only costs the release or transfer one more
+ * round trip (the transaction reads the current revision and the call retries against it). Entries go when the
+ * provider releases or hands the key away, and lapse on their own once the lease they describe has ended.
+ */
+export class TenureTable {
+  private readonly entries = new Map<string, { value: Buffer; revision: string; until: number }>();
+  private sweepAt = 1024;
+
+  /** `value` holds `keyId` through the write at `revision`, at least until `until` (LeaseClock ms). */
+  remember(keyId: string, value: Buffer, revision: string, until: number, now: number): void {
+    this.entries.set(keyId, { value, revision, until });
+    if (this.entries.size >= this.sweepAt) this.sweep(now);
+  }
+
+  /** Revision of the last write of `value` to `keyId` this provider knows of, if any. */
+  revisionOf(keyId: string, value: Buffer): string | undefined {
+    const entry = this.entries.get(keyId);
+    return entry !== undefined && entry.value.equals(value) ? entry.revision : undefined;
+  }
+
+  /** Forget `keyId` if it is recorded as held by `value`. */
+  forget(keyId: string, value: Buffer): void {
+    const entry = this.entries.get(keyId);
+    if (entry !== undefined && entry.value.equals(value)) this.entries.delete(keyId);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Drops entries whose lease has ended; the next sweep waits until the table has doubled again. */
+  private sweep(now: number): void {
+    for (const [keyId, entry] of this.entries) if (entry.until <= now) this.entries.delete(keyId);
+    this.sweepAt = Math.max(1024, this.entries.size * 2);
+  }
+}

@@ -1,0 +1,52 @@
+import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry, type CircuitBreakerPolicy, type RetryPolicy } from 'cockatiel';
+
+/**
+ * Every fault-handling setting in one place, with its reason. The provider's options override the first two
+ * (`deadlineMs`, `attemptTimeoutMs`) and the batch size; the rest are fixed here.
+ */
+export const POLICY = {
+  /** Overall deadline of one call, retries included. */
+  deadlineMs: 5000,
+  /**
+   * Floor of one attempt's timeout. A hung member (paused, blackholed) costs one attempt, not the call; a
+   * proposal a follower drops during an election (etcd does not answer those) holds a caller up this long.
+   */
+  attemptTimeoutMs: 500,
+  /**
+   * The attempt timeout adapts to observed commit latency like TCP's retransmission timeout: smoothed latency
+   * plus 4× its deviation, never below the floor. A cluster whose commits are slow (fsync stalls) is then given
+   * time to answer, instead of every attempt timing out after committing and being sent again.
+   */
+  latencySmoothing: 1 / 8,
+  deviationSmoothing: 1 / 4,
+  deviationWeight: 4,
+  /** Each attempt of one call that timed out doubles the next attempt's timeout (up to the call's deadline). */
+  timeoutGrowth: 2,
+  /** Decorrelated jitter between attempts spreads the retries of many clients after a leader loss. */
+  backoff: { initialDelayMs: 10, maxDelayMs: 100 },
+  /**
+   * Per member: this many consecutive transient failures stop traffic to it for `halfOpenAfterMs`, so the next
+   * attempt goes to another member. A timeout counts only when the attempt had its full timeout (see CallRunner).
+   */
+  breaker: { consecutiveFailures: 2, halfOpenAfterMs: 1000 },
+  /** Group commit: sub-transactions per etcd Txn, Txns in flight, bytes per Txn (etcd accepts 1.5 MiB). */
+  batch: { maxBatchSize: 64, maxInFlight: 4, maxBatchBytes: 1024 * 1024 },
+  /** How often a request is re-run when the key changed under it within one attempt (release chasing a rewrite). */
+  maxStepsPerAttempt: 4,
+} as const;
+
+/** The retry schedule of one call: unbounded attempts (the call's deadline ends them), jittered backoff. */
+export function retrySchedule(isRetryable: (error: unknown) => boolean): RetryPolicy {
+  return retry(handleWhen(isRetryable), {
+    maxAttempts: Number.MAX_SAFE_INTEGER,
+    backoff: new ExponentialBackoff({ initialDelay: POLICY.backoff.initialDelayMs, maxDelay: POLICY.backoff.maxDelayMs }),
+  }).dangerouslyUnref(); // a pending backoff must not keep a closing process alive
+}
+
+/** The circuit breaker of one member. */
+export function memberBreaker(countsAsFailure: (error: unknown) => boolean): CircuitBreakerPolicy {
+  return circuitBreaker(handleWhen(countsAsFailure), {
+    halfOpenAfter: POLICY.breaker.halfOpenAfterMs,
+    breaker: new ConsecutiveBreaker(POLICY.breaker.consecutiveFailures),
+  });
+}
