@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (pure logic beside the sources and the benchmark's, no cluster, parallel) and `cluster`
+// Two projects: `unit` (pure logic beside the sources, the history checkers and the benchmark, no cluster, parallel) and `cluster`
 // (everything under test/, which starts real etcd members: run one file at a time on a 2-core machine).
 export default defineConfig({
   test: {
@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'history/**/*.test.ts', 'bench/**/*.test.ts'],
         },
       },
       {

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFencingMonotonic, checkOverlaps } from '../../src/history/check-overlaps.js';
-import { deriveBeliefWindows } from '../../src/history/belief-windows.js';
-import { longestStall } from '../../src/history/stalls.js';
-import type { RecordedOp } from '../../src/history/types.js';
+import { checkFencingMonotonic, checkOverlaps } from '../../history/check-overlaps.js';
+import { deriveBeliefWindows } from '../../history/belief-windows.js';
+import { longestStall } from '../../history/stalls.js';
+import type { RecordedOp } from '../../history/types.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../harness/cluster.js';
 import { chaosSteps, runFaults, type FaultStep, type FaultWindow } from './faults.js';

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { checkOverlaps } from '../../src/history/check-overlaps.js';
-import type { RecordedOp } from '../../src/history/types.js';
+import { checkOverlaps } from '../../history/check-overlaps.js';
+import type { RecordedOp } from '../../history/types.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isLeaseError } from '../../errors/lease-error.js';
-import type { LeaseOpKind, OpOutcome } from '../../history/types.js';
+import type { LeaseOpKind, OpOutcome } from '../../../history/types.js';
 import { EtcdLeaseProvider } from '../../provider.js';
 import { clientOptions } from '../connection.js';
 import { ownerToken } from './owner-token.js';

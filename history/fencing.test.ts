@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkFencingMonotonic } from './check-overlaps.js';
-import { acquire, release, renew, transfer } from './test-support.js';
+import { acquire, release, renew, transfer } from './history.fixtures.js';
 
 const tok = (fencingToken: string) => ({ fencingToken });
 

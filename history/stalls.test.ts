@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { longestStall, summarize } from './stalls.js';
-import { acquire, release, renew } from './test-support.js';
+import { acquire, release, renew } from './history.fixtures.js';
 
 describe('longestStall', () => {
   it('is the longest gap between completions of ok operations, from the first send to the last return', () => {

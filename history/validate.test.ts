@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deriveBeliefWindows } from './belief-windows.js';
 import { checkFencingMonotonic } from './check-overlaps.js';
 import { longestStall } from './stalls.js';
-import { acquire, transfer } from './test-support.js';
+import { acquire, transfer } from './history.fixtures.js';
 import type { RecordedOp } from './types.js';
 import { InvalidHistoryError, isInvalidHistoryError, validateHistory } from './validate.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkOverlaps, findOverlaps } from './check-overlaps.js';
-import { acquire, release, renew, transfer, TTL } from './test-support.js';
+import { acquire, release, renew, transfer, TTL } from './history.fixtures.js';
 import type { BeliefWindow } from './types.js';
 
 const pairs = (history: Parameters<typeof checkOverlaps>[0]) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deriveBeliefWindows } from './belief-windows.js';
-import { acquire, release, renew, spans, transfer, TTL } from './test-support.js';
+import { acquire, release, renew, spans, transfer, TTL } from './history.fixtures.js';
 
 describe('deriveBeliefWindows: opening and refreshing', () => {
   it('belief starts when the acquire returns and lasts until its SEND time + ttl', () => {
