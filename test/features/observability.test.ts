@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { METRIC, type LeaseEvent } from '../../src/index.js';
-import { recordingMeterProvider } from '../../src/metrics/test-support.js';
+import { recordingMeterProvider } from '../support/recording-meter-provider.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 

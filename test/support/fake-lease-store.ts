@@ -1,9 +1,9 @@
-import { EtcdUnavailableError } from '../errors/unavailable.js';
-import { LeaseObserver } from '../metrics/observer.js';
-import type { AcquireResult } from '../operations/acquire.js';
-import type { KeyWatch, KeyWatchEvent } from './key-watch.js';
-import type { LeaseOps } from './lease-ops.js';
-import { Lifecycle } from './lifecycle.js';
+import { EtcdUnavailableError } from '../../src/errors/unavailable.js';
+import { LeaseObserver } from '../../src/metrics/observer.js';
+import type { AcquireResult } from '../../src/operations/acquire.js';
+import type { KeyWatch, KeyWatchEvent } from '../../src/waiting/key-watch.js';
+import type { LeaseOps } from '../../src/waiting/lease-ops.js';
+import { Lifecycle } from '../../src/waiting/lifecycle.js';
 
 /** Test double of one step: `hold()` makes the next call of that kind wait until `release()`. */
 interface Gate {
