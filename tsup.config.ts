@@ -16,7 +16,7 @@ export default defineConfig([
     external: ['@mastra/core'],
   },
   {
-    entry: { cli: 'src/cli/main.ts' },
+    entry: { cli: 'cli/main.ts' },
     format: ['esm'],
     dts: false,
     sourcemap: true,

@@ -14,7 +14,7 @@ import { EtcdLeaseProvider } from './provider-under-test.js';
 import { parseBenchArgs, type BenchConfig } from './args.js';
 import { assemble } from './assemble.js';
 import { measureHeldLeases, type HeldLeasesResult } from './held-leases.js';
-import { LocalCluster } from '../src/cli/demo/local-cluster.js';
+import { LocalCluster } from '../cli/demo/local-cluster.js';
 import { startBenchRedis } from './infra/redis-server.js';
 import { sampleMemory, type MemorySample } from './memory.js';
 import { printReport, writeJson } from './output.js';

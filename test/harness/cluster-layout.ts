@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePorts } from '../../src/cli/demo/free-ports.js';
+import { freePorts } from '../../cli/demo/free-ports.js';
 
 /** Where one member lives on this machine: its own listeners (not the proxies) and files. */
 export interface MemberLayout {

@@ -1,4 +1,4 @@
-import { EtcdLeaseProvider } from '../../provider.js';
+import { EtcdLeaseProvider } from '../../src/provider.js';
 import { parseArgs } from 'node:util';
 import { parsing, positionals } from '../args.js';
 import { print, printError, type Command } from '../command.js';

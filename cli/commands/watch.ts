@@ -1,5 +1,5 @@
 import type { IKeyValue, Watcher } from 'etcd3';
-import { EtcdUnavailableError } from '../../errors/unavailable.js';
+import { EtcdUnavailableError } from '../../src/errors/unavailable.js';
 import { parseArgs } from 'node:util';
 import { parsing, positionals } from '../args.js';
 import { print, printError, type Command } from '../command.js';

@@ -1,4 +1,4 @@
-import type { BeliefWindow, OverlapViolation, Stall } from '../../../history/types.js';
+import type { BeliefWindow, OverlapViolation, Stall } from '../../history/types.js';
 import { quote } from '../key-text.js';
 import { isInjected, type FaultEvent } from './fault-plan.js';
 import { shortOwner, workerOf } from './owner-token.js';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
-import { isLeaseError } from '../errors/lease-error.js';
+import { isLeaseError } from '../src/errors/lease-error.js';
 import { printError, print, type Command } from './command.js';
 import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';

@@ -1,4 +1,4 @@
-import { isLeaseError } from '../errors/lease-error.js';
+import { isLeaseError } from '../src/errors/lease-error.js';
 
 /** One line for stderr: the stable code first (what a script or a search needs), then the message. */
 export function describeError(error: unknown): string {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isLeaseError } from '../../errors/lease-error.js';
-import type { LeaseOpKind, OpOutcome } from '../../../history/types.js';
-import { EtcdLeaseProvider } from '../../provider.js';
+import { isLeaseError } from '../../src/errors/lease-error.js';
+import type { LeaseOpKind, OpOutcome } from '../../history/types.js';
+import { EtcdLeaseProvider } from '../../src/provider.js';
 import { clientOptions } from '../connection.js';
 import { ownerToken } from './owner-token.js';
 import { now, type DemoOp, type ParentMessage, type WorkerConfig, type WorkerMessage } from './worker-protocol.js';

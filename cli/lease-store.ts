@@ -1,7 +1,7 @@
 import type { Etcd3, IKeyValue } from 'etcd3';
-import { decodeKey, encodeKey } from '../keys/key-codec.js';
-import { CallRunner } from '../transport/call-runner.js';
-import { createEtcdClient } from '../transport/etcd-client.js';
+import { decodeKey, encodeKey } from '../src/keys/key-codec.js';
+import { CallRunner } from '../src/transport/call-runner.js';
+import { createEtcdClient } from '../src/transport/etcd-client.js';
 import { clientOptions, type ConnectionSettings } from './connection.js';
 
 /** One lease as `list --json` and `get --json` print it; the field set is part of the CLI's contract. */
