@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LocalCluster } from './local-cluster.js';
+import type { EtcdCluster } from '../../cluster/cluster.js';
 import { now } from './worker-protocol.js';
 
 /**
@@ -29,14 +29,14 @@ const PLAN = { killLeader: 0.2, restart: 0.4, pauseLeader: 0.55, resume: 0.7 } a
  * this resolves, so the workers' final releases find a whole cluster.
  */
 export async function runFaultPlan(
-  cluster: LocalCluster,
+  cluster: EtcdCluster,
   startAt: number,
   durationMs: number,
   signal: AbortSignal,
   emit: (event: FaultEvent) => void,
 ): Promise<void> {
   const at = (fraction: number): Promise<boolean> => sleepUntil(startAt + fraction * durationMs, signal);
-  const name = (i: number): string => cluster.members[i]?.name ?? `m${i}`;
+  const name = (i: number): string => cluster.members()[i]?.name ?? `m${i}`;
   const event = (kind: FaultKind, i: number, note: string): void => emit({ at: now(), kind, member: name(i), note });
   let killed: number | undefined;
   let paused: number | undefined;
@@ -56,18 +56,18 @@ export async function runFaultPlan(
 
     if (!(await at(PLAN.pauseLeader))) return;
     paused = await cluster.leader();
-    cluster.pause(paused);
+    await cluster.pause(paused);
     const pausedAt = now();
     event('pause', paused, `paused leader ${name(paused)} (SIGSTOP)`);
     await announceLeader(cluster, pausedAt, event);
 
     if (!(await at(PLAN.resume))) return;
-    cluster.resume(paused);
+    await cluster.resume(paused);
     event('resume', paused, `resumed ${name(paused)} (SIGCONT)`);
     paused = undefined;
   } finally {
     if (paused !== undefined) {
-      cluster.resume(paused);
+      await cluster.resume(paused);
       event('resume', paused, `resumed ${name(paused)} (SIGCONT) before teardown`);
     }
     if (killed !== undefined) {
@@ -77,9 +77,9 @@ export async function runFaultPlan(
   }
 }
 
-async function announceLeader(cluster: LocalCluster, since: number, event: (kind: FaultKind, i: number, note: string) => void): Promise<void> {
+async function announceLeader(cluster: EtcdCluster, since: number, event: (kind: FaultKind, i: number, note: string) => void): Promise<void> {
   const leader = await cluster.leader().catch(() => undefined);
-  if (leader !== undefined) event('elected', leader, `${cluster.members[leader]?.name} leads ${seconds(now() - since)} after the fault`);
+  if (leader !== undefined) event('elected', leader, `${cluster.members()[leader]?.name} leads ${seconds(now() - since)} after the fault`);
 }
 
 /** false when aborted first. */

@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { killQuietly, onExit } from './exit-hooks.js';
+import { killQuietly, onProcessExit } from '../../cluster/exit-cleanup.js';
 import { WORKER_COMMAND, type DemoOp, type ParentMessage, type WorkerConfig, type WorkerMessage } from './worker-protocol.js';
 
 /** One worker process as the demo sees it. */
@@ -43,7 +43,7 @@ class WorkerHandle {
     this.ready.catch(() => undefined);
     // 'exit' comes after every IPC message has been delivered, so no op is lost by waiting on it.
     this.done = exited;
-    this.forgetExitHook = onExit(() => killQuietly(child.pid));
+    this.forgetExitHook = onProcessExit(() => killQuietly(child.pid));
   }
 
   whenReady(): Promise<void> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { startCluster, type EtcdCluster } from '../../cluster/cluster.js';
 import { deriveBeliefWindows } from '../../history/belief-windows.js';
 import { checkFencingMonotonic, findOverlaps } from '../../history/check-overlaps.js';
 import { longestStall, summarize } from '../../history/stalls.js';
@@ -14,7 +15,6 @@ import { isInjected, runFaultPlan, type FaultEvent } from './fault-plan.js';
 import { WorkerFleet } from './fleet.js';
 import { LiveState } from './live-state.js';
 import { LiveView, type MemberView } from './live-view.js';
-import { LocalCluster } from './local-cluster.js';
 import { renderReport } from './report-html.js';
 import { summaryLine } from './summary-line.js';
 import { now, type DemoOp, type WorkerConfig } from './worker-protocol.js';
@@ -52,12 +52,12 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   process.on('SIGTERM', onSignal);
 
   const prefix = `${options.basePrefix}${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}/`;
-  let cluster: LocalCluster | undefined;
+  let cluster: EtcdCluster | undefined;
   try {
     let connection: ConnectionSettings;
     if (options.external === undefined) {
       print('starting a local 3-member etcd cluster on 127.0.0.1 …');
-      cluster = await LocalCluster.start(3);
+      cluster = await startLocalCluster();
       connection = { hosts: cluster.endpoints(), prefix, timeoutMs: 5000, explicitEndpoints: false };
       print(`cluster up: ${cluster.endpoints().join(', ')}`);
     } else {
@@ -72,7 +72,19 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   }
 }
 
-async function run(options: DemoOptions, connection: ConnectionSettings, cluster: LocalCluster | undefined, stopEarly: AbortSignal): Promise<number> {
+/**
+ * Three etcd processes on loopback, straight on their ports (the demo faults processes, not links). They
+ * run in their own process group: a Ctrl-C reaches the demo, which lets the workers release first.
+ */
+async function startLocalCluster(): Promise<EtcdCluster> {
+  try {
+    return await startCluster({ size: 3, label: 'etcd-lease-demo', signals: 'caller' });
+  } catch (error) {
+    throw new Error(`local ${(error as Error).message}\n(set ETCD_BIN to the etcd binary, or ETCD_ENDPOINTS to use a running cluster)`, { cause: error });
+  }
+}
+
+async function run(options: DemoOptions, connection: ConnectionSettings, cluster: EtcdCluster | undefined, stopEarly: AbortSignal): Promise<number> {
   // Mastra's thread key shape: resourceId + NUL + threadId.
   const keys = Array.from({ length: options.keys }, (_, i) => `demo-user\u0000thread-${i + 1}`);
   const workerIds = Array.from({ length: options.workers }, (_, i) => `w${i + 1}`);
@@ -112,12 +124,13 @@ async function run(options: DemoOptions, connection: ConnectionSettings, cluster
 
     let leader: number | undefined;
     const pollLeader = async (): Promise<void> => {
-      if (cluster !== undefined) leader = await cluster.currentLeader();
+      // The leader as it is right now, without waiting: none during an election.
+      if (cluster !== undefined) leader = await cluster.leader(1).catch(() => undefined);
     };
     void pollLeader();
     const leaderPoller = setInterval(() => void pollLeader(), LEADER_POLL_EVERY_MS);
     const members = (): MemberView[] | undefined =>
-      cluster?.members.map((m) => ({ name: m.name, state: m.state, leader: m.index === leader }));
+      cluster?.members().map((m) => ({ name: m.name, state: m.state, leader: m.index === leader }));
     const renderer = setInterval(() => view.render(state, members()), RENDER_EVERY_MS);
 
     await new Promise<void>((resolve) => (runEnd.signal.aborted ? resolve() : runEnd.signal.addEventListener('abort', () => resolve(), { once: true })));

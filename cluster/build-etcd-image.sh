@@ -3,7 +3,7 @@
 # registry access (none is reachable here): a FROM scratch image holding the binary, the
 # shared libraries ldd says it needs, and an empty /tmp.
 #
-# usage: test/harness/build-etcd-image.sh [--force]
+# usage: cluster/build-etcd-image.sh [--force]
 #   ETCD_TEST_IMAGE  image tag            (default etcd-lease-provider/etcd:local)
 #   ETCD_BIN         etcd binary to pack  (default: etcd from PATH)
 # Skips the build when the image already exists, unless --force.

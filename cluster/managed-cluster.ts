@@ -1,73 +1,28 @@
-import type { ClusterOptions, TestCluster } from './cluster.js';
-import {
-  createClusterLayout,
-  removeClusterLayout,
-  removeClusterLayoutSync,
-  type ClusterLayout,
-} from './cluster-layout.js';
-import { etcdArgs } from './etcd-args.js';
-import { onProcessExit } from './exit-cleanup.js';
-import { logTail } from './log-tail.js';
+import type { ClusterMember, FaultableCluster, MemberState } from './cluster.js';
+import { removeClusterLayout, type ClusterLayout, type MemberAddresses } from './layout.js';
 import type { MemberDriver, MemberLaunch } from './member-driver.js';
-import { fetchMemberStatus, isMemberHealthy, probeTls, type ProbeTls } from './member-probe.js';
-import { ClusterNetwork } from './network.js';
-import { waitUntil } from './wait.js';
+import { fetchMemberStatus, isMemberHealthy, type ProbeTls } from './member-probe.js';
+import type { FaultNetwork } from './network/fault-network.js';
+import { waitFor } from './wait-for.js';
 
-const START_TIMEOUT_MS = 30_000;
 const DEFAULT_HEALTH_TIMEOUT_MS = 30_000;
 const DEFAULT_LEADER_TIMEOUT_MS = 15_000;
 /** Per-probe budget: a paused or partitioned member must not stall a whole poll round. */
 const PROBE_TIMEOUT_MS = 1_000;
+/** Between two probe rounds: each round opens a connection per member. */
+const PROBE_EVERY_MS = 100;
 
 /**
- * Lays out, wires and starts a cluster on the given driver; on any failure everything
- * started so far is torn down and the error carries the members' log tails.
+ * A started cluster (see `launchCluster`). It implements the network faults whether or not it has a
+ * fault network, so there is one class; `startCluster`'s types hand them out only with `faultProxies`.
  */
-export async function launchCluster(driver: MemberDriver, options: ClusterOptions): Promise<TestCluster> {
-  const size = options.size ?? 3;
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`size must be a positive integer, got ${size}`);
-
-  const layout = await createClusterLayout(size);
-  const forgetLayout = onProcessExit(() => removeClusterLayoutSync(layout));
-  let network: ClusterNetwork | undefined;
-  let cluster: ManagedCluster | undefined;
-  try {
-    const tls = options.tls;
-    network = await ClusterNetwork.create(layout.members, tls === undefined ? 'http' : 'https');
-    const peerUrls = layout.members.map((m) => network!.peerUrl(m.index));
-    const launches = layout.members.map((member) => ({
-      ...member,
-      args: etcdArgs(layout, member, { clientUrl: network!.clientUrl(member.index), peerUrls }, options),
-      readOnlyFiles: tls === undefined ? [] : [tls.ca, tls.cert, tls.key],
-    }));
-    cluster = new ManagedCluster(layout, network, driver, launches, forgetLayout, probeTls(tls));
-    // All at once: a member of a new cluster only serves once a quorum has started.
-    await Promise.all(launches.map((launch) => driver.start(launch)));
-    await cluster.waitHealthy(START_TIMEOUT_MS);
-    return cluster;
-  } catch (error) {
-    const logs = await Promise.all(
-      layout.members.map(async (m) => `--- ${m.name} (${m.logFile}) ---\n${await logTail(m.logFile)}`),
-    );
-    if (cluster !== undefined) await cluster.stop();
-    else {
-      await driver.stopAll();
-      await network?.close();
-      await removeClusterLayout(layout);
-      forgetLayout();
-    }
-    throw new Error(`etcd test cluster failed to start: ${(error as Error).message}\n${logs.join('\n')}`, {
-      cause: error,
-    });
-  }
-}
-
-class ManagedCluster implements TestCluster {
+export class ManagedCluster implements FaultableCluster {
   private stopping: Promise<void> | undefined;
 
   constructor(
     private readonly layout: ClusterLayout,
-    private readonly network: ClusterNetwork,
+    private readonly addresses: MemberAddresses,
+    private readonly network: FaultNetwork | undefined,
     private readonly driver: MemberDriver,
     private readonly launches: readonly MemberLaunch[],
     private readonly forgetLayout: () => void,
@@ -79,16 +34,20 @@ class ManagedCluster implements TestCluster {
   }
 
   endpoints(): string[] {
-    return this.layout.members.map((m) => this.network.clientUrl(m.index));
+    return this.layout.members.map((m) => this.addresses.clientUrl(m.index));
   }
 
   endpoint(i: number): string {
-    return this.network.clientUrl(this.member(i).index);
+    return this.addresses.clientUrl(this.member(i).index);
+  }
+
+  members(): ClusterMember[] {
+    return this.layout.members.map((m) => ({ index: m.index, name: m.name, state: this.state(m.index) }));
   }
 
   async leader(timeoutMs = DEFAULT_LEADER_TIMEOUT_MS): Promise<number> {
     const quorum = Math.floor(this.size / 2) + 1;
-    return waitUntil(
+    return waitFor(
       'a leader named by a quorum of members',
       async () => {
         const statuses = await Promise.all(
@@ -107,7 +66,7 @@ class ManagedCluster implements TestCluster {
         }
         return undefined;
       },
-      { timeoutMs },
+      { timeoutMs, intervalMs: PROBE_EVERY_MS },
     );
   }
 
@@ -119,8 +78,9 @@ class ManagedCluster implements TestCluster {
     const member = this.member(i);
     await this.driver.start(this.launches[member.index]!);
     // /health needs a quorum read, so "serves" here means it rejoined, not merely listens.
-    await waitUntil(`member ${i} to serve after restart`, () => this.probeHealthy(member.index), {
+    await waitFor(`member ${i} to serve after restart`, () => this.probeHealthy(member.index), {
       timeoutMs: DEFAULT_HEALTH_TIMEOUT_MS,
+      intervalMs: PROBE_EVERY_MS,
     });
   }
 
@@ -133,30 +93,30 @@ class ManagedCluster implements TestCluster {
   }
 
   async blackhole(i: number): Promise<void> {
-    this.network.blackhole(this.member(i).index, true);
+    this.faultNetwork().blackhole(this.member(i).index, true);
   }
 
   async heal(i: number): Promise<void> {
-    this.network.heal(this.member(i).index);
+    this.faultNetwork().heal(this.member(i).index);
   }
 
   async setLatency(i: number, ms: number): Promise<void> {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`latency ms must be a finite number >= 0, got ${ms}`);
-    this.network.setLatency(this.member(i).index, ms);
+    this.faultNetwork().setLatency(this.member(i).index, ms);
   }
 
   async dropResponses(i: number, on: boolean): Promise<void> {
-    this.network.dropResponses(this.member(i).index, on);
+    this.faultNetwork().dropResponses(this.member(i).index, on);
   }
 
   async waitHealthy(timeoutMs = DEFAULT_HEALTH_TIMEOUT_MS): Promise<void> {
-    await waitUntil(
+    await waitFor(
       'every member to report healthy',
       async () => {
         const healthy = await Promise.all(this.layout.members.map((m) => this.probeHealthy(m.index)));
         return healthy.every((h) => h === true) ? true : undefined;
       },
-      { timeoutMs },
+      { timeoutMs, intervalMs: PROBE_EVERY_MS },
     );
   }
 
@@ -165,12 +125,23 @@ class ManagedCluster implements TestCluster {
       try {
         await this.driver.stopAll();
       } finally {
-        await this.network.close();
+        await this.network?.close();
         await removeClusterLayout(this.layout);
         this.forgetLayout();
       }
     })();
     return this.stopping;
+  }
+
+  private state(index: number): MemberState {
+    const reason = this.driver.unavailable(index);
+    if (reason === undefined) return 'running';
+    return reason === 'paused' ? 'paused' : 'killed';
+  }
+
+  private faultNetwork(): FaultNetwork {
+    if (this.network === undefined) throw new Error('this cluster was started without faultProxies: it has no network to fault');
+    return this.network;
   }
 
   /** true when healthy, undefined when not yet; throws when it cannot become healthy. */

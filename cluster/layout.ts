@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePorts } from '../../cli/demo/free-ports.js';
+import { freePorts } from './free-ports.js';
 
 /** Where one member lives on this machine: its own listeners (not the proxies) and files. */
 export interface MemberLayout {
@@ -15,9 +15,8 @@ export interface MemberLayout {
   readonly logFile: string;
   readonly clientPort: number;
   readonly peerPort: number;
-  /** The fault proxies in front of the member: what clients and peers are told to dial. */
-  readonly clientProxyPort: number;
-  readonly peerProxyPort: number;
+  /** The fault proxies in front of the member (what clients and peers dial), when the cluster has them. */
+  readonly proxyPorts: { readonly client: number; readonly peer: number } | undefined;
 }
 
 export interface ClusterLayout {
@@ -25,39 +24,55 @@ export interface ClusterLayout {
   readonly rootDir: string;
   /**
    * --initial-cluster-token, unique per cluster: the cluster ID is derived from it, so a member
-   * of one test cluster can never join another one that happens to reuse its ports.
+   * of one cluster can never join another one that happens to reuse its ports.
    */
   readonly token: string;
   readonly members: readonly MemberLayout[];
 }
 
-export async function createClusterLayout(size: number): Promise<ClusterLayout> {
-  const rootDir = await mkdtemp(join(tmpdir(), 'etcd-harness-'));
+/** Where clients and peers are told to reach each member: its own ports, or the proxies in front of them. */
+export interface MemberAddresses {
+  clientUrl(index: number): string;
+  peerUrl(index: number): string;
+}
+
+export async function createClusterLayout(size: number, label: string, withProxies: boolean): Promise<ClusterLayout> {
+  const rootDir = await mkdtemp(join(tmpdir(), `${label}-`));
   try {
     // One call for all ports, etcd's and the proxies': ports picked separately could collide,
     // because each is released as soon as it is read.
-    const ports = await freePorts(4 * size);
+    const perMember = withProxies ? 4 : 2;
+    const ports = await freePorts(perMember * size);
     const members: MemberLayout[] = [];
     for (let index = 0; index < size; index++) {
       const name = `m${index}`;
       const dataDir = join(rootDir, name);
       await mkdir(dataDir, { mode: 0o700 });
+      const port = (k: number) => ports[perMember * index + k]!;
       members.push({
         index,
         name,
         dataDir,
         logFile: join(rootDir, `${name}.log`),
-        clientPort: ports[4 * index]!,
-        peerPort: ports[4 * index + 1]!,
-        clientProxyPort: ports[4 * index + 2]!,
-        peerProxyPort: ports[4 * index + 3]!,
+        clientPort: port(0),
+        peerPort: port(1),
+        proxyPorts: withProxies ? { client: port(2), peer: port(3) } : undefined,
       });
     }
-    return { rootDir, token: `harness-${randomUUID()}`, members };
+    return { rootDir, token: `${label}-${randomUUID()}`, members };
   } catch (error) {
     await rm(rootDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** Members reached on their own ports: no proxy in the path. */
+export function directAddresses(layout: ClusterLayout, clientScheme: 'http' | 'https'): MemberAddresses {
+  const member = (index: number) => layout.members[index]!;
+  return {
+    clientUrl: (index) => `${clientScheme}://127.0.0.1:${member(index).clientPort}`,
+    peerUrl: (index) => `http://127.0.0.1:${member(index).peerPort}`,
+  };
 }
 
 export async function removeClusterLayout(layout: ClusterLayout): Promise<void> {

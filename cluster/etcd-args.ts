@@ -1,36 +1,29 @@
 import type { ClusterOptions } from './cluster.js';
-import type { ClusterLayout, MemberLayout } from './cluster-layout.js';
-
-export interface AdvertisedUrls {
-  /** Client proxy of this member. */
-  readonly clientUrl: string;
-  /** Peer proxy of every member, by index. */
-  readonly peerUrls: readonly string[];
-}
+import type { ClusterLayout, MemberAddresses, MemberLayout } from './layout.js';
 
 /**
- * etcd's command line for one member. Members listen on their own ports but advertise the
- * proxies' URLs: peers dial each other through the peer proxies, which is what lets a
- * blackhole cut a member off. All members must agree on --initial-cluster because member IDs
- * are derived from the advertised peer URLs.
+ * etcd's command line for one member. Members listen on their own ports but advertise `addresses`:
+ * with a fault network those are the proxies' URLs, so peers dial each other through the peer
+ * proxies, which is what lets a blackhole cut a member off. All members must agree on
+ * --initial-cluster because member IDs are derived from the advertised peer URLs.
  * On restart the same flags are used; etcd ignores the --initial-* ones once the data dir has
  * a member in it.
  */
 export function etcdArgs(
   layout: ClusterLayout,
   member: MemberLayout,
-  urls: AdvertisedUrls,
+  addresses: MemberAddresses,
   options: ClusterOptions,
 ): string[] {
-  const initialCluster = layout.members.map((m) => `${m.name}=${urls.peerUrls[m.index]}`).join(',');
+  const initialCluster = layout.members.map((m) => `${m.name}=${addresses.peerUrl(m.index)}`).join(',');
   const clientScheme = options.tls === undefined ? 'http' : 'https';
   const args = [
     `--name=${member.name}`,
     `--data-dir=${member.dataDir}`,
     `--listen-client-urls=${clientScheme}://127.0.0.1:${member.clientPort}`,
-    `--advertise-client-urls=${urls.clientUrl}`,
+    `--advertise-client-urls=${addresses.clientUrl(member.index)}`,
     `--listen-peer-urls=http://127.0.0.1:${member.peerPort}`,
-    `--initial-advertise-peer-urls=${urls.peerUrls[member.index]}`,
+    `--initial-advertise-peer-urls=${addresses.peerUrl(member.index)}`,
     `--initial-cluster=${initialCluster}`,
     '--initial-cluster-state=new',
     `--initial-cluster-token=${layout.token}`,

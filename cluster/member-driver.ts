@@ -1,4 +1,4 @@
-import type { MemberLayout } from './cluster-layout.js';
+import type { MemberLayout } from './layout.js';
 
 /** Everything needed to (re)start one member: where it lives and its etcd command line. */
 export interface MemberLaunch extends MemberLayout {
@@ -9,7 +9,7 @@ export interface MemberLaunch extends MemberLayout {
 
 /**
  * How members are run: child processes or containers. Only process control lives here;
- * proxies, health checks and faults are shared by both drivers (see managed-cluster.ts).
+ * addresses, health checks and network faults are shared by both drivers (see managed-cluster.ts).
  */
 export interface MemberDriver {
   /** Starts etcd for the member; resolves once it runs, not once it serves. */
@@ -38,4 +38,13 @@ export function unavailableReason(member: MemberRunState | undefined): string | 
   if (member === undefined) return 'never started';
   if (member.ended !== undefined) return member.ended;
   return member.paused ? 'paused' : undefined;
+}
+
+/** The member a driver may signal: started and not ended (a paused one counts). Throws, saying why, otherwise. */
+export function runningMember<M extends MemberRunState>(members: ReadonlyMap<number, M>, index: number): M {
+  const member = members.get(index);
+  if (member === undefined || member.ended !== undefined) {
+    throw new Error(`member ${index} is not running (${unavailableReason(member)})`);
+  }
+  return member;
 }

@@ -1,4 +1,4 @@
-import type { MemberLayout } from './cluster-layout.js';
+import type { MemberAddresses, MemberLayout } from '../layout.js';
 import { identifyPeerBySenderUrl } from './peer-identity.js';
 import { FaultProxy } from './tcp-proxy.js';
 
@@ -15,7 +15,7 @@ const sourceName = (index: number) => `member-${index}`;
  * advertise the proxy URLs (to clients and to each other), so every byte between members, and
  * between tests and members, crosses a proxy where faults can be injected.
  */
-export class ClusterNetwork {
+export class FaultNetwork implements MemberAddresses {
   private constructor(
     private readonly clientProxies: readonly FaultProxy[],
     private readonly peerProxies: readonly FaultProxy[],
@@ -23,7 +23,7 @@ export class ClusterNetwork {
   ) {}
 
   /** `clientScheme` only changes the URLs handed out: the proxies forward bytes, TLS included. */
-  static async create(members: readonly MemberLayout[], clientScheme: 'http' | 'https' = 'http'): Promise<ClusterNetwork> {
+  static async create(members: readonly MemberLayout[], clientScheme: 'http' | 'https' = 'http'): Promise<FaultNetwork> {
     // Filled once the peer proxies have ports; identification only runs on later connections.
     const sourceByPeerUrl = new Map<string, string>();
     const identifySource = identifyPeerBySenderUrl((url) => sourceByPeerUrl.get(url));
@@ -32,14 +32,16 @@ export class ClusterNetwork {
       const clientProxies: FaultProxy[] = [];
       const peerProxies: FaultProxy[] = [];
       for (const member of members) {
+        const ports = member.proxyPorts;
+        if (ports === undefined) throw new Error(`member ${member.name} has no proxy ports in its layout`);
         const client = await FaultProxy.listen({
-          port: member.clientProxyPort,
+          port: ports.client,
           targetPort: member.clientPort,
         });
         proxies.push(client);
         clientProxies.push(client);
         const peer = await FaultProxy.listen({
-          port: member.peerProxyPort,
+          port: ports.peer,
           targetPort: member.peerPort,
           identifySource,
         });
@@ -47,7 +49,7 @@ export class ClusterNetwork {
         peerProxies.push(peer);
       }
       peerProxies.forEach((proxy, index) => sourceByPeerUrl.set(proxy.url, sourceName(index)));
-      return new ClusterNetwork(clientProxies, peerProxies, clientScheme);
+      return new FaultNetwork(clientProxies, peerProxies, clientScheme);
     } catch (error) {
       await Promise.all(proxies.map((proxy) => proxy.close()));
       throw error;

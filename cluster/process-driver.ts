@@ -1,14 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
-import type { ClusterOptions, TestCluster } from './cluster.js';
-import { onProcessExit } from './exit-cleanup.js';
-import { launchCluster } from './managed-cluster.js';
-import { unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
+import type { ClusterOptions } from './cluster.js';
+import { killQuietly, onProcessExit } from './exit-cleanup.js';
+import { launchCluster } from './launch.js';
+import type { ManagedCluster } from './managed-cluster.js';
+import { runningMember, unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
 
 /** Runs each member as a child `etcd` process (ETCD_BIN, else `etcd` from PATH). */
-export function startProcessCluster(options: ClusterOptions): Promise<TestCluster> {
-  return launchCluster(new ProcessMemberDriver(process.env.ETCD_BIN || 'etcd'), options);
+export function startProcessCluster(options: ClusterOptions): Promise<ManagedCluster> {
+  const ownProcessGroup = (options.signals ?? 'caller') === 'caller';
+  return launchCluster(new ProcessMemberDriver(process.env.ETCD_BIN || 'etcd', ownProcessGroup), options);
 }
 
 interface RunningMember {
@@ -23,7 +25,11 @@ interface RunningMember {
 class ProcessMemberDriver implements MemberDriver {
   private readonly members = new Map<number, RunningMember>();
 
-  constructor(private readonly bin: string) {}
+  constructor(
+    private readonly bin: string,
+    /** Members out of the terminal's process group: a Ctrl-C reaches only the caller (see `ClusterOptions.signals`). */
+    private readonly ownProcessGroup: boolean,
+  ) {}
 
   async start(member: MemberLaunch): Promise<void> {
     const current = this.members.get(member.index);
@@ -34,7 +40,7 @@ class ProcessMemberDriver implements MemberDriver {
     const log = openSync(member.logFile, 'a');
     let child: ChildProcess;
     try {
-      child = spawn(this.bin, member.args, { stdio: ['ignore', log, log] });
+      child = spawn(this.bin, member.args, { stdio: ['ignore', log, log], detached: this.ownProcessGroup });
     } finally {
       closeSync(log); // the child has its own copy of the descriptor
     }
@@ -63,20 +69,20 @@ class ProcessMemberDriver implements MemberDriver {
   }
 
   async kill(index: number): Promise<void> {
-    const member = this.running(index);
+    const member = runningMember(this.members, index);
     member.ended = 'killed';
     member.child.kill('SIGKILL');
     await member.exited;
   }
 
   async pause(index: number): Promise<void> {
-    const member = this.running(index);
+    const member = runningMember(this.members, index);
     member.child.kill('SIGSTOP');
     member.paused = true;
   }
 
   async resume(index: number): Promise<void> {
-    const member = this.running(index);
+    const member = runningMember(this.members, index);
     member.child.kill('SIGCONT');
     member.paused = false;
   }
@@ -94,22 +100,5 @@ class ProcessMemberDriver implements MemberDriver {
         await member.exited;
       }),
     );
-  }
-
-  private running(index: number): RunningMember {
-    const member = this.members.get(index);
-    const reason = this.unavailable(index);
-    if (member === undefined || member.ended !== undefined) {
-      throw new Error(`member ${index} is not running (${reason})`);
-    }
-    return member;
-  }
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone.
   }
 }

@@ -1,30 +1,35 @@
 import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { GenericContainer, getContainerRuntimeClient, ImageName, Wait } from 'testcontainers';
-import type { ClusterOptions, TestCluster } from './cluster.js';
+import type { getContainerRuntimeClient } from 'testcontainers';
+import type { ClusterOptions } from './cluster.js';
 import { onProcessExit } from './exit-cleanup.js';
-import { launchCluster } from './managed-cluster.js';
-import { unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
+import { launchCluster } from './launch.js';
+import type { ManagedCluster } from './managed-cluster.js';
+import { runningMember, unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
 
 /**
- * Runs each member in a container of ETCD_TEST_IMAGE (built offline by build-etcd-image.sh).
+ * Runs each member in a container of ETCD_TEST_IMAGE (built offline by cluster/build-etcd-image.sh).
  * Host networking, with etcd bound to 127.0.0.1 by its flags: the in-process fault proxies
  * reach members exactly as they reach child processes, and nothing uses a bridge network.
  */
-export async function startContainerCluster(options: ClusterOptions): Promise<TestCluster> {
+export async function startContainerCluster(options: ClusterOptions): Promise<ManagedCluster> {
   // The reaper image cannot be pulled offline, and this driver removes its own containers
   // (stop() and the exit hook), so default to no reaper unless the caller decided otherwise.
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+  // Loaded here, not at the top: testcontainers is a devDependency, and the built CLI, which bundles
+  // this launcher for its demo, must load where it is not installed.
+  const testcontainers = await import('testcontainers');
   const image = process.env.ETCD_TEST_IMAGE || 'etcd-lease-provider/etcd:local';
-  const runtime = await getContainerRuntimeClient();
+  const runtime = await testcontainers.getContainerRuntimeClient();
   // testcontainers pulls missing images; checking first keeps a missing build from turning
   // into a registry lookup (none is reachable) and says how to fix it.
-  if (!(await runtime.image.exists(ImageName.fromString(image)))) {
-    throw new Error(`image ${image} is not on this Docker engine; build it with test/harness/build-etcd-image.sh`);
+  if (!(await runtime.image.exists(testcontainers.ImageName.fromString(image)))) {
+    throw new Error(`image ${image} is not on this Docker engine; build it with cluster/build-etcd-image.sh`);
   }
-  return launchCluster(new ContainerMemberDriver(image, runtime), options);
+  return launchCluster(new ContainerMemberDriver(testcontainers, image, runtime), options);
 }
 
+type Testcontainers = typeof import('testcontainers');
 type Runtime = Awaited<ReturnType<typeof getContainerRuntimeClient>>;
 type DockerContainer = ReturnType<Runtime['container']['getById']>;
 
@@ -41,6 +46,7 @@ class ContainerMemberDriver implements MemberDriver {
   private readonly members = new Map<number, RunningMember>();
 
   constructor(
+    private readonly testcontainers: Testcontainers,
     private readonly image: string,
     private readonly runtime: Runtime,
   ) {}
@@ -51,6 +57,7 @@ class ContainerMemberDriver implements MemberDriver {
       throw new Error(`member ${member.index} is still running; kill it before restarting it`);
     }
     const log = createWriteStream(member.logFile, { flags: 'a' });
+    const { GenericContainer, Wait } = this.testcontainers;
     const container = new GenericContainer(this.image)
       .withNetworkMode('host')
       // Same path inside as outside, so both drivers share one command line, and a restarted
@@ -97,7 +104,7 @@ class ContainerMemberDriver implements MemberDriver {
   }
 
   async kill(index: number): Promise<void> {
-    const member = this.running(index);
+    const member = runningMember(this.members, index);
     member.ended = 'killed';
     await member.container.kill({ signal: 'SIGKILL' });
     await member.exited;
@@ -105,13 +112,13 @@ class ContainerMemberDriver implements MemberDriver {
   }
 
   async pause(index: number): Promise<void> {
-    const member = this.running(index);
+    const member = runningMember(this.members, index);
     await member.container.pause();
     member.paused = true;
   }
 
   async resume(index: number): Promise<void> {
-    const member = this.running(index);
+    const member = runningMember(this.members, index);
     await member.container.unpause();
     member.paused = false;
   }
@@ -137,14 +144,6 @@ class ContainerMemberDriver implements MemberDriver {
       if ((error as { statusCode?: number }).statusCode !== 404) throw error;
     }
     member.forgetOnExit();
-  }
-
-  private running(index: number): RunningMember {
-    const member = this.members.get(index);
-    if (member === undefined || member.ended !== undefined) {
-      throw new Error(`member ${index} is not running (${this.unavailable(index)})`);
-    }
-    return member;
   }
 }
 

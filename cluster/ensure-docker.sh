@@ -3,7 +3,7 @@
 # installed but no engine started). Starts dockerd in the background when needed and waits,
 # bounded, for it to answer; fails loudly, with the daemon's log, when it does not.
 #
-# usage: test/harness/ensure-docker.sh
+# usage: cluster/ensure-docker.sh
 #   DOCKERD_LOG        where dockerd writes its log     (default /tmp/dockerd.log)
 #   DOCKER_WAIT_SECS   how long to wait for the engine  (default 30)
 set -euo pipefail

@@ -5,7 +5,7 @@ import type { ClusterTls } from './cluster.js';
 
 /**
  * Questions asked of one member directly on its own client port, bypassing its proxy: the
- * harness must see the truth about a member even while the tests' view of it is faulted.
+ * cluster must see the truth about a member even while the callers' view of it is faulted.
  * Plain HTTP/1.1 (etcd serves /health and the gRPC gateway beside gRPC on the client port),
  * one connection per probe, so nothing lingers when a member is killed or paused.
  * A TLS member is asked over HTTPS, trusting the cluster's CA and presenting the member certificate
