@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../wait-for.js';
 import { FaultProxy } from './tcp-proxy.js';
 
 /** An echo server that also records what reached it, to tell "sent" from "answered". */
@@ -35,13 +36,8 @@ function record(socket: Socket): { text(): string; wasReset(): boolean } {
   return { text: () => text, wasReset: () => reset };
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Bytes on loopback move within milliseconds: poll often, give up soon. */
+const until = (condition: () => boolean) => waitFor('the proxied bytes', condition, { timeoutMs: 2_000, intervalMs: 10 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,7 +61,7 @@ describe('FaultProxy', () => {
   it('forwards bytes both ways when no fault is set', async () => {
     const { client, seen } = await setup();
     client.write('hello');
-    await waitFor(() => seen.text() === 'hello');
+    await until(() => seen.text() === 'hello');
   });
 
   it('a blackhole delivers nothing either way but keeps the connection, then delivers on heal', async () => {
@@ -78,31 +74,31 @@ describe('FaultProxy', () => {
     expect(client.destroyed).toBe(false);
 
     proxy.setFaults({ blackhole: false });
-    await waitFor(() => seen.text() === 'held');
+    await until(() => seen.text() === 'held');
   });
 
   it('a blackhole also holds bytes already on their way back to the client', async () => {
     const { proxy, client, echo, seen } = await setup();
     proxy.setFaults({ latencyMs: 200 });
     client.write('late');
-    await waitFor(() => echo.received() === 'late');
+    await until(() => echo.received() === 'late');
     proxy.setFaults({ blackhole: true });
     await sleep(400);
     expect(seen.text()).toBe('');
     proxy.setFaults({ blackhole: false });
-    await waitFor(() => seen.text() === 'late');
+    await until(() => seen.text() === 'late');
   });
 
   it('dropped responses reach the server but never the client, and clearing the fault resets', async () => {
     const { proxy, client, echo, seen } = await setup();
     proxy.setFaults({ dropResponses: true });
     client.write('lost reply');
-    await waitFor(() => echo.received() === 'lost reply');
+    await until(() => echo.received() === 'lost reply');
     await sleep(200);
     expect(seen.text()).toBe('');
 
     proxy.setFaults({ dropResponses: false });
-    await waitFor(() => seen.wasReset() || client.destroyed);
+    await until(() => seen.wasReset() || client.destroyed);
   });
 
   it('latency delays each direction by the configured amount', async () => {
@@ -110,7 +106,7 @@ describe('FaultProxy', () => {
     proxy.setFaults({ latencyMs: 150 });
     const started = Date.now();
     client.write('slow');
-    await waitFor(() => seen.text() === 'slow');
+    await until(() => seen.text() === 'slow');
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
   });
 
@@ -136,11 +132,11 @@ describe('FaultProxy', () => {
     const seenB = record(fromB);
     fromA.write('a\n');
     fromB.write('b\n');
-    await waitFor(() => seenB.text() === 'b\n');
+    await until(() => seenB.text() === 'b\n');
     await sleep(200);
     expect(seenA.text()).toBe('');
 
     proxy.setSourceFaults('a', { blackhole: false });
-    await waitFor(() => seenA.text() === 'a\n');
+    await until(() => seenA.text() === 'a\n');
   });
 });

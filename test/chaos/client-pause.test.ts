@@ -23,27 +23,26 @@ describe('a client paused past its TTL', () => {
     const history: RecordedOp[] = [];
     createInterface({ input: child.stdout! }).on('line', (line) => history.push(JSON.parse(line) as RecordedOp));
     try {
-      await waitFor(() => (history.some((o) => o.op === 'renew' && o.outcome === 'ok') ? true : undefined), 20_000, 'the client to hold and renew');
+      await waitFor('the client to hold and renew', () => (history.some((o) => o.op === 'renew' && o.outcome === 'ok') ? true : undefined), { timeoutMs: 20_000 });
       child.kill('SIGSTOP');
       const pausedAt = clock();
 
       const other = etcd.provider({ prefix });
       await waitFor(
+        'the stalled client\u2019s lease to expire and the successor to win',
         async () => {
           const sentAt = clock();
           const r = await other.acquireLease('thread', 'successor', TTL_MS);
           history.push({ client: 'successor', key: 'thread', owner: 'successor', op: 'acquire', ttlMs: TTL_MS, sentAt, returnedAt: clock(), outcome: r.acquired ? 'ok' : 'lost', ...(r.fencingToken ? { fencingToken: r.fencingToken } : {}) });
           return r.acquired ? true : undefined;
         },
-        TTL_MS * 4,
-        'the stalled client\u2019s lease to expire and the successor to win',
-        100,
+        { timeoutMs: TTL_MS * 4, intervalMs: 100 },
       );
       expect(clock() - pausedAt).toBeGreaterThan(0);
 
       const seen = history.length;
       child.kill('SIGCONT');
-      const renewAfterResume = await waitFor(() => history.slice(seen).find((o) => o.client === 'paused-client' && o.op === 'renew' && o.sentAt > pausedAt), 20_000, 'a renew after resume');
+      const renewAfterResume = await waitFor('a renew after resume', () => history.slice(seen).find((o) => o.client === 'paused-client' && o.op === 'renew' && o.sentAt > pausedAt), { timeoutMs: 20_000 });
       expect(renewAfterResume.outcome).toBe('lost');
       expect(await other.getLeaseOwner('thread')).toBe('successor');
       expect(checkOverlaps(history)).toEqual([]);

@@ -4,6 +4,7 @@ import type { AcquireResult } from '../../src/operations/acquire.js';
 import type { KeyWatch, KeyWatchEvent } from '../../src/waiting/key-watch.js';
 import type { LeaseOps } from '../../src/waiting/lease-ops.js';
 import { Lifecycle } from '../../src/waiting/lifecycle.js';
+import { waitFor } from './wait.js';
 
 /** Test double of one step: `hold()` makes the next call of that kind wait until `release()`. */
 interface Gate {
@@ -149,11 +150,7 @@ export class FakeLeaseStore {
   }
 }
 
-/** Resolves once `condition` holds, checking after every macrotask; rejects after `timeoutMs`. */
+/** Resolves once `condition` holds, checking every 2 ms (fakes settle within a few macrotasks); rejects after `timeoutMs`. */
 export async function until(condition: () => boolean, timeoutMs = 2000, what = 'condition'): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+  await waitFor(what, condition, { timeoutMs, intervalMs: 2 });
 }
