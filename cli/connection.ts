@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { EtcdLeaseProviderOptions } from '../src/options.js';
+import type { EtcdLeaseProviderOptions } from '../src/config/options.js';
 import { UsageError } from './usage-error.js';
 
 /** The default lease prefix of `EtcdLeaseProvider`; the CLI looks where the provider writes. */

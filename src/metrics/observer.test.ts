@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
-import type { LeaseEvent } from './events.js';
+import type { LeaseEvent } from '../config/events.js';
 import { METER_NAME, METRIC } from './instruments.js';
 import { LeaseObserver } from './observer.js';
 import { recordingMeterProvider } from '../../test/support/recording-meter-provider.js';

@@ -1,7 +1,7 @@
-import type { LeaseCallOptions } from '../call-options.js';
+import type { LeaseCallOptions } from '../config/call-options.js';
 import type { LeaseObserver } from '../metrics/observer.js';
 import type { AcquireResult } from '../operations/acquire.js';
-import type { LeaseLogger } from '../options.js';
+import type { LeaseLogger } from '../config/options.js';
 import type { OpenKeyWatch } from './key-watch.js';
 import type { Lifecycle } from './lifecycle.js';
 

@@ -1,6 +1,6 @@
 import type { Etcd3 } from 'etcd3';
-import { LeaseArgumentRangeError, LeaseArgumentTypeError } from './errors/invalid-argument.js';
-import { checkText } from './keys/key-codec.js';
+import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
+import { checkText } from '../keys/key-codec.js';
 import type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
 
 /** Options after validation, with every default applied. */

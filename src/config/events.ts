@@ -1,5 +1,8 @@
 import type { LeaseLossReason } from '../errors/lease-lost.js';
 
+// The types of the `onEvent` option, beside the other options: the metrics code and the transport emit these
+// events, so they depend on config, never the other way round.
+
 /** State of the circuit breaker guarding one etcd endpoint. */
 export type CircuitState = 'closed' | 'half-open' | 'open';
 

@@ -1,6 +1,6 @@
 import type { MeterProvider } from '@opentelemetry/api';
 import type { Etcd3, IOptions } from 'etcd3';
-import type { LeaseEventListener } from './metrics/events.js';
+import type { LeaseEventListener } from './events.js';
 
 /** Where debug and warning messages go. Both methods are optional. */
 export interface LeaseLogger {
