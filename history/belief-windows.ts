@@ -2,7 +2,7 @@ import type { BeliefEnd, BeliefWindow, History, RecordedOp } from './types.js';
 import { validateHistory } from './validate.js';
 
 /**
- * Belief windows (DESIGN.md §5): when each owner was entitled to believe it held each key.
+ * Belief windows (docs/design.md#belief-windows): when each owner was entitled to believe it held each key.
  *
  * A window opens when a successful acquire, renew, or transfer-to-the-owner RETURNS: the
  * holder cannot act on a grant it has not heard of yet. Counting a renew (not only

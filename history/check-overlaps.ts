@@ -2,7 +2,7 @@ import { deriveBeliefWindows } from './belief-windows.js';
 import type { BeliefWindow, FencingViolation, History, OverlapViolation, RecordedOp, TokenedGrant } from './types.js';
 
 /**
- * The safety property (DESIGN.md §5): for any key, belief windows of different owners
+ * The safety property (docs/design.md#safety-property): for any key, belief windows of different owners
  * never overlap. Windows are half-open, so a handover where the new owner's window starts
  * exactly where the old one ended is not a violation.
  */
@@ -34,7 +34,7 @@ export function findOverlaps(windows: readonly BeliefWindow[]): OverlapViolation
 }
 
 /**
- * Fencing tokens never go backwards (DESIGN.md §2, §5). Per key:
+ * Fencing tokens never go backwards (docs/design.md#fencing-tokens). Per key:
  * - every token reported to an owner is strictly greater than every token reported in
  *   belief windows of OTHER owners that started earlier (`handover-not-increasing`);
  * - an owner's token is never lower than one it already received in a call that had

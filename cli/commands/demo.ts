@@ -22,7 +22,8 @@ deletes its keys at the end — a check a platform team can run against their et
 
 Ends by itself, then prints the path of an HTML report and, last, exactly:
   summary: <n> ops, <f> faults, <o> overlaps, longest stall <x> s
-(f: faults injected; o: overlapping belief windows of different owners, DESIGN.md §5).
+(f: faults injected; o: overlapping belief windows of different owners, see
+docs/design.md#belief-windows in the etcd-lease-provider package).
 Exit 0 when the history is safe, 1 on any overlap or fencing violation. Ctrl-C stops early.
 
   --duration S       how long the workers run, in seconds          [default 45]

@@ -67,7 +67,7 @@ svg text { font: 11px ui-monospace, monospace; }
 <pre>${esc(input.summaryLine)}</pre>
 ${figures(input)}
 <h2>Ownership per key</h2>
-<p>Each bar is a belief window (DESIGN.md §5): from the moment an acquire or transfer returned success to its holder
+<p>Each bar is a belief window (docs/design.md#belief-windows in the etcd-lease-provider package): from the moment an acquire or transfer returned success to its holder
 until the holder released, handed over, heard it had lost, or (send time of its last successful renew) + TTL passed.
 Bars of different owners on one row must never overlap; overlaps would be drawn in red. Shaded bands: a member down or paused.
 The yellow band is the longest stall (no operation succeeded).</p>

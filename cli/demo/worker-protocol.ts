@@ -32,7 +32,7 @@ export type WorkerMessage =
 /**
  * The one clock of a demo run. `performance.timeOrigin` is the wall-clock time this process
  * started, so timeOrigin + now() from different processes on one machine are comparable —
- * belief windows compare times across workers (DESIGN.md §5).
+ * belief windows compare times across workers (docs/design.md#belief-windows).
  */
 export function now(): number {
   return performance.timeOrigin + performance.now();

@@ -8,7 +8,7 @@ import { waitFor } from '../support/wait.js';
 
 // A client process stalls (SIGSTOP: a GC pause, a frozen VM) for longer than its TTL. Meanwhile
 // another owner takes the key. On resume the stalled client's renew must say `false`, and the
-// belief windows of the two owners must not overlap (DESIGN.md §5), on one machine-wide clock.
+// belief windows of the two owners must not overlap (docs/design.md#belief-windows), on one machine-wide clock.
 const etcd = useEtcdCluster();
 const TTL_MS = 3000;
 const clock = () => performance.timeOrigin + performance.now();

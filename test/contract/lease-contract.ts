@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { elapse, waitFor } from '../support/wait.js';
 
 /**
- * Mastra's LeaseProvider contract (DESIGN.md §1), written once and run against every backend:
+ * Mastra's LeaseProvider contract (docs/design.md#contract), written once and run against every backend:
  * this package's provider on a real etcd cluster and Mastra's in-memory EventEmitterPubSub, the anchor.
  * Where the two disagree, either this suite or the provider is wrong.
  */
