@@ -1,14 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (pure logic beside the sources and the benchmark's, no cluster, parallel) and `cluster`
-// (everything under test/, which starts real etcd members: run one file at a time on a 2-core machine).
+// Two projects: `unit` (tests beside the sources of the library, the CLI, the cluster launcher, the history
+// checkers and the benchmark; none starts etcd, they run in parallel) and `cluster` (everything under test/,
+// which starts real etcd members: run one file at a time on a 2-core machine).
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
+          include: ['{src,cli,cluster,history,bench}/**/*.test.ts'],
         },
       },
       {

@@ -14,7 +14,7 @@ import { EtcdLeaseProvider } from './provider-under-test.js';
 import { parseBenchArgs, type BenchConfig } from './args.js';
 import { assemble } from './assemble.js';
 import { measureHeldLeases, type HeldLeasesResult } from './held-leases.js';
-import { LocalCluster } from '../src/cli/demo/local-cluster.js';
+import { startCluster } from '../cluster/cluster.js';
 import { startBenchRedis } from './infra/redis-server.js';
 import { sampleMemory, type MemorySample } from './memory.js';
 import { printReport, writeJson } from './output.js';
@@ -75,8 +75,9 @@ async function main(config: BenchConfig): Promise<number> {
   watchdog.unref();
 
   log('starting a 3-member etcd cluster and redis-server on loopback…');
-  // The demo's launcher: etcd processes straight on loopback ports (no fault proxies in the data path).
-  const cluster = await LocalCluster.start();
+  // The shared launcher, without fault proxies: nothing but etcd in the measured path. Its members run in
+  // their own process group, so a Ctrl-C reaches this script, whose cleanup stops them.
+  const cluster = await startCluster({ size: 3, label: 'etcd-lease-bench', faultProxies: false, signals: 'caller' });
   cleanups.push(() => cluster.stop());
   const redisServer = await startBenchRedis();
   cleanups.push(() => redisServer.stop());

@@ -1,8 +1,8 @@
 export { EtcdLeaseProvider } from './provider.js';
-export type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
+export type { EtcdLeaseProviderOptions, LeaseLogger } from './config/options.js';
 export { loadEtcdOptionsFromEnv, type EtcdEnvOptions } from './config/load-env.js';
 export { loadEtcdCredentials, type EtcdTlsFiles, type EtcdCredentials } from './config/load-credentials.js';
-export type { LeaseCallOptions } from './call-options.js';
+export type { LeaseCallOptions } from './config/call-options.js';
 export type { AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
 export { LeaseError, isLeaseError, type LeaseErrorCode } from './errors/lease-error.js';
 export { LeaseArgumentTypeError, LeaseArgumentRangeError } from './errors/invalid-argument.js';
@@ -16,6 +16,6 @@ export { LeaseWaitTimeoutError } from './errors/wait-timeout.js';
 export { LeaseLostError, type LeaseLossReason } from './errors/lease-lost.js';
 export type { WaitForLeaseOptions, WaitForLeaseResult } from './waiting/wait-options.js';
 export type { LeaseHandle } from './handles/lease-handle.js';
-export type { LeaseEvent, LeaseEventListener, CircuitState } from './metrics/events.js';
+export type { LeaseEvent, LeaseEventListener, CircuitState } from './config/events.js';
 export { METER_NAME, METRIC } from './metrics/instruments.js';
 export { EtcdRequestRejectedError } from './errors/rejected.js';

@@ -1,7 +1,7 @@
 import type { IOptions } from 'etcd3';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import { checkText } from '../keys/key-codec.js';
-import { parseEndpoint } from '../transport/tls-probe.js';
+import { parseEndpoint } from './endpoint.js';
 import { readTlsFiles, type EtcdCredentials } from './load-credentials.js';
 import { redactAuth } from './redact.js';
 

@@ -4,6 +4,7 @@
  */
 export type LeaseErrorCode =
   | 'ELEASE_INVALID_ARGUMENT'
+  | 'ELEASE_REJECTED'
   | 'ELEASE_UNAVAILABLE'
   | 'ELEASE_ABORTED'
   | 'ELEASE_CLOSED'

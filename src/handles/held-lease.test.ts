@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderClosedError } from '../errors/closed.js';
 import { LeaseLostError } from '../errors/lease-lost.js';
-import { FakeLeaseStore, until } from '../waiting/test-support.js';
+import { FakeLeaseStore, until } from '../../test/support/fake-lease-store.js';
 import { hold } from './hold.js';
 
 const K = 'k';

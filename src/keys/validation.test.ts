@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
-import { resolveOptions } from '../resolve-options.js';
+import { resolveOptions } from '../config/resolve-options.js';
 import { MAX_ENTRY_BYTES, checkEntrySize, checkText, decodeKey, encodeKey } from './key-codec.js';
 import { MAX_TTL_MS, checkTtl } from './ttl.js';
 

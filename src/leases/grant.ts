@@ -1,6 +1,6 @@
 import type { Etcd3 } from 'etcd3';
 import type { LeaseClock } from '../clock/lease-clock.js';
-import type { LeaseLogger } from '../options.js';
+import type { LeaseLogger } from '../config/options.js';
 import type { CallBudget, CallRunner } from '../transport/call-runner.js';
 import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
 import { LeaseIdTaken } from './lease-pool.js';

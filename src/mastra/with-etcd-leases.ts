@@ -1,7 +1,7 @@
 import { isLeaseProvider } from '@mastra/core/events';
 import type { PubSub } from '@mastra/core/events';
 
-import type { EtcdLeaseProviderOptions } from '../options.js';
+import type { EtcdLeaseProviderOptions } from '../config/options.js';
 import { EtcdLeaseProvider } from '../provider.js';
 import { EtcdLeasedPubSub } from './etcd-leased-pubsub.js';
 import type { ClosableLeaseProvider } from './etcd-leased-pubsub.js';

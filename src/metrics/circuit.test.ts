@@ -1,6 +1,6 @@
 import { circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { describe, expect, it } from 'vitest';
-import type { CircuitState } from './events.js';
+import type { CircuitState } from '../config/events.js';
 import { reportCircuit } from './circuit.js';
 
 describe('circuit breaker reporting', () => {

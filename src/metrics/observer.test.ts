@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
-import type { LeaseEvent } from './events.js';
+import type { LeaseEvent } from '../config/events.js';
 import { METER_NAME, METRIC } from './instruments.js';
 import { LeaseObserver } from './observer.js';
-import { recordingMeterProvider } from './test-support.js';
+import { recordingMeterProvider } from '../../test/support/recording-meter-provider.js';
 
 describe('LeaseObserver', () => {
   it('records acquire latency in seconds by result, and counts contention, with no key or owner label', async () => {

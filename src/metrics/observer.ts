@@ -2,8 +2,8 @@ import { metrics, type MeterProvider, type ObservableCallback } from '@opentelem
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import type { LeaseLossReason } from '../errors/lease-lost.js';
 import type { AcquireResult } from '../results.js';
-import type { LeaseLogger } from '../options.js';
-import type { CircuitState, LeaseEvent, LeaseEventListener } from './events.js';
+import type { LeaseLogger } from '../config/options.js';
+import type { CircuitState, LeaseEvent, LeaseEventListener } from '../config/events.js';
 import { CIRCUIT_STATE_VALUE, createInstruments, METER_NAME, type Instruments } from './instruments.js';
 
 export interface ObserverOptions {

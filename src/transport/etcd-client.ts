@@ -2,9 +2,9 @@ import { ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import { redactAuth, redactCredentials } from '../config/redact.js';
 import { checkTlsMaterial } from '../config/tls-material.js';
-import type { CircuitState } from '../metrics/events.js';
+import type { CircuitState } from '../config/events.js';
 import { reportCircuit } from '../metrics/circuit.js';
-import type { EtcdLeaseProviderOptions } from '../options.js';
+import type { EtcdLeaseProviderOptions } from '../config/options.js';
 import { TlsDiagnosis } from './tls-diagnosis.js';
 
 /**

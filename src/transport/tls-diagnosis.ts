@@ -1,6 +1,7 @@
 import { isBrokenCircuitError, noop, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
 import { GRPCUnavailableError } from 'etcd3';
-import { parseEndpoint, probeEndpoint, type Endpoint, type ProbeCredentials, type TlsProbeResult } from './tls-probe.js';
+import { parseEndpoint, type Endpoint } from '../config/endpoint.js';
+import { probeEndpoint, type ProbeCredentials, type TlsProbeResult } from './tls-probe.js';
 import { tlsVerdict, worksAsConfigured, type ClientTlsSetup, type TlsFinding } from './tls-verdict.js';
 
 /**

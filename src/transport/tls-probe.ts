@@ -1,13 +1,6 @@
 import { isIP, connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions, type TLSSocket } from 'node:tls';
-
-/** One etcd endpoint as gRPC dials it: host and port, with or without `http(s)://`. */
-export interface Endpoint {
-  readonly host: string;
-  readonly port: number;
-  /** As the user wrote it, for messages. */
-  readonly text: string;
-}
+import type { Endpoint } from '../config/endpoint.js';
 
 /** The TLS material the etcd3 client was given, in its shape. PEM contents. */
 export interface ProbeCredentials {
@@ -43,17 +36,6 @@ const H2_PREFACE = Buffer.concat([
 ]);
 /** An HTTP/2 server's first frame is SETTINGS: 3 length bytes, then the type byte. */
 const H2_SETTINGS = 0x04;
-
-/** Parses an etcd3 host string (`https://10.0.0.1:2379`, `etcd-0:2379`, `[::1]:2379`); undefined if it cannot be probed. */
-export function parseEndpoint(text: string): Endpoint | undefined {
-  const bare = text.replace(/^https?:\/\//, '');
-  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(bare) ?? /^([^:/[\]]+)(?::(\d+))?$/.exec(bare);
-  if (!match) return undefined;
-  // gRPC's default port when none is given.
-  const port = match[2] === undefined ? 443 : Number(match[2]);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) return undefined;
-  return { host: match[1]!, port, text };
-}
 
 /**
  * Asks one endpoint, with the client's own TLS material, whether TLS is what fails: a TLS handshake

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseEndpoint, type Endpoint, type TlsProbeResult } from './tls-probe.js';
+import { parseEndpoint, type Endpoint } from '../config/endpoint.js';
+import type { TlsProbeResult } from './tls-probe.js';
 import { tlsVerdict, type ClientTlsSetup } from './tls-verdict.js';
 
 const a = parseEndpoint('https://127.0.0.1:2379')!;
@@ -8,22 +9,6 @@ const secure: ClientTlsSetup = { secure: true, hasClientCertificate: false };
 const withCert: ClientTlsSetup = { secure: true, hasClientCertificate: true };
 const plaintext: ClientTlsSetup = { secure: false, hasClientCertificate: false };
 const probes = (...results: Array<[Endpoint, TlsProbeResult]>) => results;
-
-describe('parseEndpoint', () => {
-  it.each([
-    ['https://10.0.0.1:2379', '10.0.0.1', 2379],
-    ['http://etcd-0.etcd:2379', 'etcd-0.etcd', 2379],
-    ['127.0.0.1:2379', '127.0.0.1', 2379],
-    ['[::1]:2379', '::1', 2379],
-    ['etcd', 'etcd', 443],
-  ])('%s is host %s port %d', (text, host, port) => {
-    expect(parseEndpoint(text)).toEqual({ host, port, text });
-  });
-
-  it.each(['dns:///etcd:2379', 'https://h:99999', 'h:x', ''])('%s cannot be probed', (text) => {
-    expect(parseEndpoint(text)).toBeUndefined();
-  });
-});
 
 describe('tlsVerdict', () => {
   it('no verdict while any endpoint works as configured: one bad member is routed around, not fatal', () => {

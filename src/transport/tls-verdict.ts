@@ -1,4 +1,5 @@
-import type { Endpoint, TlsProbeResult } from './tls-probe.js';
+import type { Endpoint } from '../config/endpoint.js';
+import type { TlsProbeResult } from './tls-probe.js';
 
 /** How the client was configured: `secure` when it has `credentials` or `https://` endpoints (etcd3's own rule). */
 export interface ClientTlsSetup {

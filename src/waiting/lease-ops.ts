@@ -1,8 +1,8 @@
-import type { LeaseCallOptions } from '../call-options.js';
-import type { LeaseClock } from '../clock/lease-clock.js';
+import type { LeaseCallOptions } from '../config/call-options.js';
 import type { LeaseObserver } from '../metrics/observer.js';
 import type { AcquireResult } from '../results.js';
-import type { LeaseLogger } from '../options.js';
+import type { LeaseClock } from '../clock/lease-clock.js';
+import type { LeaseLogger } from '../config/options.js';
 import type { OpenKeyWatch } from './key-watch.js';
 import type { Lifecycle } from './lifecycle.js';
 

@@ -3,7 +3,7 @@ import { LeaseAbortedError } from '../errors/aborted.js';
 import { ProviderClosedError } from '../errors/closed.js';
 import { EtcdPermissionError } from '../errors/permission.js';
 import { LeaseWaitTimeoutError } from '../errors/wait-timeout.js';
-import { FakeLeaseStore, until } from './test-support.js';
+import { FakeLeaseStore, until } from '../../test/support/fake-lease-store.js';
 import { waitForLease } from './wait-for-lease.js';
 
 const K = 'k';

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFencingMonotonic, checkOverlaps } from '../../src/history/check-overlaps.js';
-import { deriveBeliefWindows } from '../../src/history/belief-windows.js';
-import { longestStall } from '../../src/history/stalls.js';
-import type { RecordedOp } from '../../src/history/types.js';
+import { checkFencingMonotonic, checkOverlaps } from '../../history/check-overlaps.js';
+import { deriveBeliefWindows } from '../../history/belief-windows.js';
+import { longestStall } from '../../history/stalls.js';
+import type { RecordedOp } from '../../history/types.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../harness/cluster.js';
 import { chaosSteps, runFaults, type FaultStep, type FaultWindow } from './faults.js';
@@ -12,7 +12,7 @@ import { startWorkload } from './workload.js';
 /**
  * The chaos run: several independent clients contend for a few keys with a 3 s TTL while the harness
  * kills, pauses and cuts off members and takes quorum away. Figures are printed at the end (and are
- * the ones recorded in the README); the assertions are the safety properties of DESIGN.md §5.
+ * the ones recorded in the README); the assertions are the safety properties of docs/design.md#safety-property.
  */
 const TTL_MS = 3000;
 const HOLD_MS = Number(process.env.CHAOS_HOLD_MS ?? 3000);

@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { checkOverlaps } from '../../src/history/check-overlaps.js';
-import type { RecordedOp } from '../../src/history/types.js';
+import { checkOverlaps } from '../../history/check-overlaps.js';
+import type { RecordedOp } from '../../history/types.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 
 // A client process stalls (SIGSTOP: a GC pause, a frozen VM) for longer than its TTL. Meanwhile
 // another owner takes the key. On resume the stalled client's renew must say `false`, and the
-// belief windows of the two owners must not overlap (DESIGN.md §5), on one machine-wide clock.
+// belief windows of the two owners must not overlap (docs/design.md#belief-windows), on one machine-wide clock.
 const etcd = useEtcdCluster();
 const TTL_MS = 3000;
 const clock = () => performance.timeOrigin + performance.now();
@@ -23,27 +23,26 @@ describe('a client paused past its TTL', () => {
     const history: RecordedOp[] = [];
     createInterface({ input: child.stdout! }).on('line', (line) => history.push(JSON.parse(line) as RecordedOp));
     try {
-      await waitFor(() => (history.some((o) => o.op === 'renew' && o.outcome === 'ok') ? true : undefined), 20_000, 'the client to hold and renew');
+      await waitFor('the client to hold and renew', () => (history.some((o) => o.op === 'renew' && o.outcome === 'ok') ? true : undefined), { timeoutMs: 20_000 });
       child.kill('SIGSTOP');
       const pausedAt = clock();
 
       const other = etcd.provider({ prefix });
       await waitFor(
+        'the stalled client\u2019s lease to expire and the successor to win',
         async () => {
           const sentAt = clock();
           const r = await other.acquireLease('thread', 'successor', TTL_MS);
           history.push({ client: 'successor', key: 'thread', owner: 'successor', op: 'acquire', ttlMs: TTL_MS, sentAt, returnedAt: clock(), outcome: r.acquired ? 'ok' : 'lost', ...(r.fencingToken ? { fencingToken: r.fencingToken } : {}) });
           return r.acquired ? true : undefined;
         },
-        TTL_MS * 4,
-        'the stalled client\u2019s lease to expire and the successor to win',
-        100,
+        { timeoutMs: TTL_MS * 4, intervalMs: 100 },
       );
       expect(clock() - pausedAt).toBeGreaterThan(0);
 
       const seen = history.length;
       child.kill('SIGCONT');
-      const renewAfterResume = await waitFor(() => history.slice(seen).find((o) => o.client === 'paused-client' && o.op === 'renew' && o.sentAt > pausedAt), 20_000, 'a renew after resume');
+      const renewAfterResume = await waitFor('a renew after resume', () => history.slice(seen).find((o) => o.client === 'paused-client' && o.op === 'renew' && o.sentAt > pausedAt), { timeoutMs: 20_000 });
       expect(renewAfterResume.outcome).toBe('lost');
       expect(await other.getLeaseOwner('thread')).toBe('successor');
       expect(checkOverlaps(history)).toEqual([]);

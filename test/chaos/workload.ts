@@ -1,5 +1,5 @@
 import { EtcdLeaseProvider } from '../../src/index.js';
-import type { LeaseOpKind, RecordedOp } from '../../src/history/types.js';
+import type { LeaseOpKind, RecordedOp } from '../../history/types.js';
 
 export interface WorkloadOptions {
   endpoints: string[];

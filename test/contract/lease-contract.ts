@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { elapse, waitFor } from '../support/wait.js';
 
 /**
- * Mastra's LeaseProvider contract (DESIGN.md §1), written once and run against every backend:
+ * Mastra's LeaseProvider contract (docs/design.md#contract), written once and run against every backend:
  * this package's provider on a real etcd cluster and Mastra's in-memory EventEmitterPubSub, the anchor.
  * Where the two disagree, either this suite or the provider is wrong.
  */
@@ -71,6 +71,7 @@ export function leaseContract(name: string, subject: ContractSubject): void {
       await p.acquireLease(key, 'A', ttlMs);
       // Poll until the lease is gone: every read before sentAt + ttl must still see the owner.
       const goneAt = await waitFor(
+        'the lease to expire',
         async () => {
           const owner = await p.getLeaseOwner(key);
           const at = performance.now();
@@ -78,8 +79,7 @@ export function leaseContract(name: string, subject: ContractSubject): void {
           expect(owner).toBe('A');
           return undefined;
         },
-        ttlMs + subject.expirySlackMs + 5000,
-        'the lease to expire',
+        { timeoutMs: ttlMs + subject.expirySlackMs + 5000 },
       );
       expect(goneAt - sentAt).toBeGreaterThanOrEqual(ttlMs);
       expect(goneAt - sentAt).toBeLessThanOrEqual(ttlMs + subject.expirySlackMs);
@@ -131,7 +131,7 @@ export function leaseContract(name: string, subject: ContractSubject): void {
       const p = await subject.provider();
       const key = uniqueKey('renew-expired');
       await p.acquireLease(key, 'A', ttlMs);
-      await waitFor(async () => ((await p.getLeaseOwner(key)) === undefined ? true : undefined), ttlMs + subject.expirySlackMs + 5000, 'expiry');
+      await waitFor('expiry', async () => ((await p.getLeaseOwner(key)) === undefined ? true : undefined), { timeoutMs: ttlMs + subject.expirySlackMs + 5000 });
       expect(await p.renewLease(key, 'A', ttlMs)).toBe(false);
       expect(await p.getLeaseOwner(key)).toBeUndefined();
     });

@@ -52,7 +52,7 @@ describe('fencing tokens', () => {
     const c = await p.acquireLease(key, 'C', 1000);
     await record('C', c.fencingToken);
     // C stops renewing: etcd deletes the key when its lease expires.
-    await waitFor(async () => ((await p.getLeaseOwner(key)) === undefined ? true : undefined), 10_000, 'expiry', 100);
+    await waitFor('expiry', async () => ((await p.getLeaseOwner(key)) === undefined ? true : undefined), { timeoutMs: 10_000, intervalMs: 100 });
 
     const d = await p.acquireLease(key, 'D', 5000);
     await record('D', d.fencingToken);
@@ -82,10 +82,14 @@ describe('fencing tokens', () => {
     const a = await p.acquireLease('resource', 'A', 1000);
     expect(store.write(a.fencingToken!, 'A: first')).toBe(true);
     // A "pauses" past its TTL; the lease expires and B takes over.
-    const b = await waitFor(async () => {
-      const r = await p.acquireLease('resource', 'B', 5000);
-      return r.acquired ? r : undefined;
-    }, 10_000, 'B to acquire after A expired', 100);
+    const b = await waitFor(
+      'B to acquire after A expired',
+      async () => {
+        const r = await p.acquireLease('resource', 'B', 5000);
+        return r.acquired ? r : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
     expect(store.write(b.fencingToken!, 'B: takes over')).toBe(true);
     // A wakes up and writes with its old token: refused.
     expect(store.write(a.fencingToken!, 'A: late write')).toBe(false);

@@ -91,7 +91,7 @@ describe('hold on a real cluster', () => {
     const p = etcd.provider({ prefix });
     await p.acquireLease('k', 'A', 30_000);
     const holding = p.hold('k', 'B', TTL, { timeoutMs: 10_000 });
-    await waitFor(async () => ((await p.getLeaseOwner('k')) === 'A' ? true : undefined), 1000, 'A to hold');
+    await waitFor('A to hold', async () => ((await p.getLeaseOwner('k')) === 'A' ? true : undefined), { timeoutMs: 1000 });
     await p.releaseLease('k', 'A');
     const handle = await holding;
     expect(handle.owner).toBe('B');

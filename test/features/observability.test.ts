@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { METRIC, type LeaseEvent } from '../../src/index.js';
-import { recordingMeterProvider } from '../../src/metrics/test-support.js';
+import { recordingMeterProvider } from '../support/recording-meter-provider.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 
@@ -19,7 +19,7 @@ describe('events and metrics on a real cluster', () => {
     expect(await p.acquireLease(keys[0]!, 'owner-secret-B', 5000)).toMatchObject({ acquired: false });
     const handle = await p.hold('held-secret', 'owner-secret-A', 2000);
     await raw.delete().key(`${prefix}held-secret`).exec();
-    await waitFor(() => (handle.signal.aborted ? true : undefined), 2000, 'the handle to notice the delete');
+    await waitFor('the handle to notice the delete', () => (handle.signal.aborted ? true : undefined), { timeoutMs: 2000 });
 
     const named = (name: string) => meter.records.filter((r) => r.name === name);
     const durations = named(METRIC.acquireDuration);

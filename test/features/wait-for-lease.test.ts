@@ -31,7 +31,7 @@ describe('waitForLease on a real cluster', () => {
     await holder.acquireLease('k', 'A', LONG_TTL);
     const waiting = b.provider.waitForLease('k', 'B', LONG_TTL, { timeoutMs: 20_000 });
     // Two lost attempts: the first, and the re-check once the watch is connected.
-    await waitFor(() => (b.count('contended', 'B') >= 2 ? true : undefined), 5000, 'B to be waiting on its watch');
+    await waitFor('B to be waiting on its watch', () => (b.count('contended', 'B') >= 2 ? true : undefined), { timeoutMs: 5000 });
     await holder.releaseLease('k', 'A');
     const releasedAt = performance.now();
     const won = await waiting;
@@ -88,7 +88,7 @@ describe('waitForLease on a real cluster', () => {
     const b = observedProvider(prefix);
     await holder.acquireLease('t', 'A', LONG_TTL);
     const waiting = b.provider.waitForLease('t', 'B', LONG_TTL, { timeoutMs: 20_000 });
-    await waitFor(() => (b.count('contended', 'B') >= 2 ? true : undefined), 5000, 'B to be waiting on its watch');
+    await waitFor('B to be waiting on its watch', () => (b.count('contended', 'B') >= 2 ? true : undefined), { timeoutMs: 5000 });
     const transferredAt = performance.now();
     expect(await holder.transferLease('t', 'A', 'B', LONG_TTL)).toBe(true);
     await expect(waiting).resolves.toMatchObject({ acquired: true, owner: 'B' });
@@ -120,9 +120,9 @@ describe('giving up holds nothing', () => {
     const waiting = b.provider.waitForLease('free', 'B', LONG_TTL, { signal: controller.signal });
     controller.abort(new Error('caller gave up'));
     await expect(waiting).rejects.toBeInstanceOf(LeaseAbortedError);
-    await waitFor(() => (b.count('acquired', 'B') === 1 ? true : undefined), 5000, 'the in-flight attempt to win');
+    await waitFor('the in-flight attempt to win', () => (b.count('acquired', 'B') === 1 ? true : undefined), { timeoutMs: 5000 });
     // Only the undo can free the key before its 30 s TTL.
-    await waitFor(async () => ((await b.provider.getLease('free')) === undefined ? true : undefined), 5000, 'the undo');
+    await waitFor('the undo', async () => ((await b.provider.getLease('free')) === undefined ? true : undefined), { timeoutMs: 5000 });
   });
 
   it('an abort while waiting rejects with LeaseAbortedError', async () => {
@@ -132,7 +132,7 @@ describe('giving up holds nothing', () => {
     await holder.acquireLease('k', 'A', LONG_TTL);
     const controller = new AbortController();
     const waiting = b.provider.waitForLease('k', 'B', LONG_TTL, { signal: controller.signal });
-    await waitFor(() => (b.count('contended', 'B') >= 2 ? true : undefined), 5000, 'B to be waiting');
+    await waitFor('B to be waiting', () => (b.count('contended', 'B') >= 2 ? true : undefined), { timeoutMs: 5000 });
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'ELEASE_ABORTED' });
     await holder.releaseLease('k', 'A');
@@ -145,7 +145,7 @@ describe('giving up holds nothing', () => {
     const b = observedProvider(prefix);
     await holder.acquireLease('k', 'A', LONG_TTL);
     const waiting = b.provider.waitForLease('k', 'B', LONG_TTL);
-    await waitFor(() => (b.count('contended', 'B') >= 1 ? true : undefined), 5000, 'B to be waiting');
+    await waitFor('B to be waiting', () => (b.count('contended', 'B') >= 1 ? true : undefined), { timeoutMs: 5000 });
     await b.provider.close();
     await expect(waiting).rejects.toBeInstanceOf(ProviderClosedError);
     await expect(b.provider.waitForLease('k', 'B', LONG_TTL)).rejects.toBeInstanceOf(ProviderClosedError);

@@ -27,7 +27,7 @@ describe('waitForLease across a leader kill', () => {
     await holder.acquireLease('pin', 'A', LONG_TTL);
     const waitAnywhere = anywhere.waitForLease('any', 'W-any', LONG_TTL, { timeoutMs: 60_000 });
     const waitPinned = pinned.waitForLease('pin', 'W-pin', LONG_TTL, { timeoutMs: 60_000 });
-    await waitFor(() => (contended('W-any') >= 2 && contended('W-pin') >= 2 ? true : undefined), 10_000, 'both waiters on their watches');
+    await waitFor('both waiters on their watches', () => (contended('W-any') >= 2 && contended('W-pin') >= 2 ? true : undefined), { timeoutMs: 10_000 });
 
     await cluster.kill(leader);
     try {

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { onProcessExit } from './exit-cleanup.js';
+import { cleanUpOnSignals, onProcessExit } from '../../cluster/exit-cleanup.js';
 
 const run = promisify(execFile);
 
@@ -40,6 +40,8 @@ const KEY_ARGS = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-node
 
 export async function createTestPki(): Promise<TestPki> {
   const dir = await mkdtemp(join(tmpdir(), 'etcd-pki-'));
+  // A test run has no signal handling of its own: an interrupted one must not leave keys behind.
+  cleanUpOnSignals();
   const forget = onProcessExit(() => rmSync(dir, { recursive: true, force: true }));
   const path = (name: string) => join(dir, name);
   let serial = 0;

@@ -24,7 +24,7 @@ import { startCluster } from '../harness/cluster.js';
 import type { TestCluster } from '../harness/cluster.js';
 import { WorkerFleet } from './support/worker-fleet.js';
 import type { WorkerProcess } from './support/worker-fleet.js';
-import { waitFor } from './support/wait.js';
+import { waitFor } from '../support/wait.js';
 
 /** Short enough to keep the suite quick, long enough for etcd's 2 s minimum lease and a busy machine. */
 const TTL_MS = 3000;
@@ -148,7 +148,7 @@ describe('agent threads across processes, leases on etcd', () => {
     expect(new Set(fleet.turns().map((t) => t.worker))).toEqual(new Set([winner.worker]));
 
     await fleet.releaseAll();
-    await waitFor(async () => (await observer.getLeaseOwner(target.key)) === undefined, 'the thread lease to be released');
+    await waitFor('the thread lease to be released', async () => (await observer.getLeaseOwner(target.key)) === undefined, { timeoutMs: 10_000 });
   });
 
   it('a finished run hands the thread to its queued follow-up without the lease ever being free', async () => {
@@ -168,7 +168,7 @@ describe('agent threads across processes, leases on etcd', () => {
     expect(queued.runId).not.toBe(first.runId);
 
     const poll = pollOwner(target.key);
-    await waitFor(() => poll.samples.length >= 3, 'the owner poller to start');
+    await waitFor('the owner poller to start', () => poll.samples.length >= 3, { timeoutMs: 10_000 });
     // Meanwhile another process keeps trying to wake the thread, one message at a time:
     // through the real runtime, it must find the thread owned every time.
     let probing = true;
@@ -176,14 +176,14 @@ describe('agent threads across processes, leases on etcd', () => {
     const prober = (async () => {
       for (let i = 0; probing; i++) probes.push(await send(b!, `probe-${i}`, target));
     })();
-    await waitFor(() => probes.length >= 1, 'a first probe');
+    await waitFor('a first probe', () => probes.length >= 1, { timeoutMs: 10_000 });
 
     await fleet.release(firstTurn);
     // Probes delivered to the first run may give it more turns; the follow-up comes after them.
     const followUp = await fleet
       .releaseUntil('the follow-up turn', (t) => t.texts.includes('follow-up'))
       .then(async (turn) => {
-        await waitFor(() => poll.samples.some((s) => s.at > turn.at), 'a read after the follow-up turn started');
+        await waitFor('a read after the follow-up turn started', () => poll.samples.some((s) => s.at > turn.at), { timeoutMs: 10_000 });
         return turn;
       })
       .catch((error: unknown) => error as Error);
@@ -216,7 +216,7 @@ describe('agent threads across processes, leases on etcd', () => {
     const first = await send(victim!, 'before-kill', target);
     expect(first.action).toBe('wake');
     await fleet.until('the victim turn', () => fleet.heldTurns().find((t) => t.worker === 'victim'));
-    await waitFor(async () => (await observer.getLeaseOwner(target.key)) === first.runId, 'the victim to own the thread');
+    await waitFor('the victim to own the thread', async () => (await observer.getLeaseOwner(target.key)) === first.runId, { timeoutMs: 10_000 });
 
     await victim!.kill();
     const killedAt = victim!.killedAt!;
@@ -227,7 +227,7 @@ describe('agent threads across processes, leases on etcd', () => {
     expect(during.action).toBe('deliver');
     expect(during.runId).toBe(first.runId);
 
-    await waitFor(async () => (await observer.getLeaseOwner(target.key)) === undefined, 'the dead owner lease to expire', {
+    await waitFor('the dead owner lease to expire', async () => (await observer.getLeaseOwner(target.key)) === undefined, {
       timeoutMs: TTL_MS + EXPIRY_SLACK_MS + 5000,
       intervalMs: 20,
     });
@@ -264,7 +264,7 @@ describe('agent threads across processes, leases on etcd', () => {
 
     // Hold the run for 2.5 TTLs, reading the owner all along: it must never change or lapse.
     const poll = pollOwner(target.key);
-    await waitFor(() => performance.now() - started > 2.5 * TTL_MS, '2.5 TTLs to pass', { timeoutMs: 3 * TTL_MS + 5000, intervalMs: 50 });
+    await waitFor('2.5 TTLs to pass', () => performance.now() - started > 2.5 * TTL_MS, { timeoutMs: 3 * TTL_MS + 5000, intervalMs: 50 });
     // Past the TTL, another process still finds the thread owned by the long run.
     const late = await send(b!, 'after-ttl-elapsed', target);
     const samples = await poll.stop();
@@ -284,6 +284,6 @@ describe('agent threads across processes, leases on etcd', () => {
     await fleet.drain(['long-run', 'after-ttl-elapsed']);
     await fleet.releaseAll();
     expect(fleet.overlappingTurns()).toEqual([]);
-    await waitFor(async () => (await observer.getLeaseOwner(target.key)) === undefined, 'the thread lease to be released');
+    await waitFor('the thread lease to be released', async () => (await observer.getLeaseOwner(target.key)) === undefined, { timeoutMs: 10_000 });
   });
 });

@@ -14,7 +14,7 @@ import { createApp } from '../../examples/mastra-app/src/server.js';
 import { EtcdLeaseProvider } from '../../src/provider.js';
 import { startCluster } from '../harness/cluster.js';
 import type { TestCluster } from '../harness/cluster.js';
-import { waitFor } from './support/wait.js';
+import { waitFor } from '../support/wait.js';
 
 let cluster: TestCluster;
 let dir: string;
@@ -60,7 +60,7 @@ describe('examples/mastra-app', () => {
       const body = (await res.json()) as { action: string; runId: string };
       expect(body.action).toBe('wake');
       // The echo run is short: by now or soon the run has finished and released its lease.
-      await waitFor(async () => (await observer.getLeaseOwner('user-1\u0000chat-1')) === undefined, 'the run to release its lease');
+      await waitFor('the run to release its lease', async () => (await observer.getLeaseOwner('user-1\u0000chat-1')) === undefined, { timeoutMs: 10_000 });
     } finally {
       await observer.close();
     }

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EtcdLeasedPubSub } from '../../src/mastra/etcd-leased-pubsub.js';
 import { RecordingLeaseProvider } from './support/recording-lease-provider.js';
 import { createScriptedModel } from './support/scripted-model.js';
-import { waitFor } from './support/wait.js';
+import { waitFor } from '../support/wait.js';
 
 const RESOURCE = 'resource-1';
 const THREAD = 'thread-1';
@@ -60,7 +60,7 @@ describe('Mastra 1.71 resolves the lease provider of an EtcdLeasedPubSub', () =>
 
     const runId = await runOneTurn(agent);
     expect(leases.callsOf('acquireLease')).toContainEqual([THREAD_KEY, runId, 15_000]);
-    await waitFor(() => leases.callsOf('releaseLease').some(([key, owner]) => key === THREAD_KEY && owner === runId), 'lease release');
+    await waitFor('lease release', () => leases.callsOf('releaseLease').some(([key, owner]) => key === THREAD_KEY && owner === runId), { timeoutMs: 10_000 });
     expect(await leases.getLeaseOwner(THREAD_KEY)).toBeUndefined();
     // The event side is an in-memory lease provider too: it must never have been asked.
     expect(await events.getLeaseOwner(THREAD_KEY)).toBeUndefined();
@@ -73,7 +73,7 @@ describe('Mastra 1.71 resolves the lease provider of an EtcdLeasedPubSub', () =>
 
     const runId = await runOneTurn(agent);
     expect(leases.callsOf('acquireLease')).toContainEqual([THREAD_KEY, runId, 15_000]);
-    await waitFor(() => leases.callsOf('releaseLease').length > 0, 'lease release');
+    await waitFor('lease release', () => leases.callsOf('releaseLease').length > 0, { timeoutMs: 10_000 });
   });
 
   it('with a CachingPubSub inside it', async () => {

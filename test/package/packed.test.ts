@@ -57,10 +57,11 @@ describe('the packed package', () => {
     expect(execFileSync(bin, ['--help'], { encoding: 'utf8' })).toContain('Usage: etcd-lease');
   });
 
-  it('ships declarations for both module systems and nothing from the test tree', () => {
+  it('ships declarations for both module systems and the design document the README links, no sources or tools', () => {
     const files = execFileSync('find', ['.', '-type', 'f'], { cwd: join(app, 'node_modules', 'etcd-lease-provider'), encoding: 'utf8' });
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/index.d.cts');
-    expect(files).not.toContain('test/');
+    expect(files).toContain('./docs/design.md');
+    for (const tree of ['test/', './src/', './cli/', './cluster/', './history/', './bench/']) expect(files).not.toContain(tree);
   });
 });

@@ -25,7 +25,7 @@ async function throughLossyMember<T>(
     await etcd.cluster.dropResponses(0, true);
     const pending = call(lossy);
     pending.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-    await waitFor(async () => ((await committed()) ? true : undefined), 10_000, 'the write to commit');
+    await waitFor('the write to commit', async () => ((await committed()) ? true : undefined), { timeoutMs: 10_000 });
     await etcd.cluster.dropResponses(0, false);
     return await pending;
   } finally {

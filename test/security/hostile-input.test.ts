@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError, type EtcdLeaseProvider } from '../../src/index.js';
 import { MAX_ENTRY_BYTES } from '../../src/keys/key-codec.js';
 import { MAX_TTL_MS } from '../../src/keys/ttl.js';
-import { DEFAULTS } from '../../src/resolve-options.js';
+import { DEFAULTS } from '../../src/config/resolve-options.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { anyText, anyTtl, longText, opSequence } from './support/arbitraries.js';
 import { LeaseModel, runOp, withKey, type LeaseOp } from './support/lease-model.js';

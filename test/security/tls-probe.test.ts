@@ -4,8 +4,9 @@ import { createServer as createTcpServer, type Server } from 'node:net';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TlsDiagnosis } from '../../src/transport/tls-diagnosis.js';
-import { parseEndpoint, probeEndpoint, type ProbeCredentials } from '../../src/transport/tls-probe.js';
-import { freePorts } from '../../src/cli/demo/free-ports.js';
+import { parseEndpoint } from '../../src/config/endpoint.js';
+import { probeEndpoint, type ProbeCredentials } from '../../src/transport/tls-probe.js';
+import { freePorts } from '../../cluster/free-ports.js';
 import { createTestPki, type TestPki } from '../harness/test-pki.js';
 
 // The TLS probe behind EtcdTlsError, against small local servers that each fail in one way — including

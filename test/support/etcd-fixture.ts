@@ -1,7 +1,7 @@
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll } from 'vitest';
 import { EtcdLeaseProvider } from '../../src/index.js';
-import type { EtcdLeaseProviderOptions } from '../../src/options.js';
+import type { EtcdLeaseProviderOptions } from '../../src/config/options.js';
 import { startCluster, type ClusterOptions, type TestCluster } from '../harness/cluster.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-import type { EtcdLeaseProviderOptions } from '../../../src/options.js';
+import type { EtcdLeaseProviderOptions } from '../../../src/config/options.js';
 
 /** Everything the app reads from its environment, checked once at start-up. */
 export interface AppConfig {

@@ -31,7 +31,7 @@ export class CliProcess {
   private readonly listeners = new Set<() => void>();
 
   constructor(args: readonly string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

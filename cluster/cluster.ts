@@ -1,0 +1,135 @@
+/**
+ * A throwaway etcd cluster on 127.0.0.1, the one launcher behind the test suites, the `npm start` demo and
+ * the benchmark: free ports chosen at run time, data in one temp dir, everything removed by `stop()` — or by
+ * an exit hook when the process ends first. Two drivers run the members (child processes or containers); a
+ * fault network, when asked for, puts a TCP proxy in front of every member's client and peer ports so members
+ * can be cut off, slowed down or made to lose replies.
+ */
+
+export type ClusterDriverName = 'process' | 'container';
+
+/** What a member is doing, as far as the cluster knows; a member that exited by itself counts as killed. */
+export type MemberState = 'running' | 'paused' | 'killed';
+
+export interface ClusterOptions {
+  /** Number of members. @default 3 */
+  size?: number;
+  /**
+   * How members run: `etcd` child processes (ETCD_BIN, else `etcd` from PATH), or containers of
+   * ETCD_TEST_IMAGE (needs the devDependency `testcontainers` and a Docker engine). @default 'process'
+   */
+  driver?: ClusterDriverName;
+  /**
+   * Put a fault proxy in front of every member (see `FaultableCluster`). Off, clients and peers reach the
+   * members directly, so nothing but etcd sits in a measured path. @default false
+   */
+  faultProxies?: boolean;
+  /**
+   * Who answers SIGINT/SIGTERM. `'caller'`: process members run in their own process group, so a Ctrl-C in
+   * the terminal reaches only the caller, which tears down in its own order (the demo lets its workers release
+   * first). `'cluster'`: members share the caller's group, and those signals kill them (and remove the temp
+   * dir) before the process dies of the signal — for callers with no teardown of their own, like a test run.
+   * Either way an exit hook kills what `stop()` did not. @default 'caller'
+   */
+  signals?: 'caller' | 'cluster';
+  /** Names the temp dir and the cluster token, so a leftover dir tells who made it. @default 'etcd-cluster' */
+  label?: string;
+  /** Extra etcd flags for every member, e.g. ['--max-txn-ops=16']. Appended last, so they win. */
+  extraArgs?: string[];
+  /** etcd --election-timeout. @default etcd's own, 1000 ms */
+  electionTimeoutMs?: number;
+  /** etcd --heartbeat-interval. @default etcd's own, 100 ms */
+  heartbeatMs?: number;
+  /**
+   * Serve client URLs over TLS (peers stay plaintext): members listen on https, `endpoints()` are
+   * `https://127.0.0.1:PORT`, and the cluster's own probes trust `ca`. @default plaintext
+   */
+  tls?: ClusterTls;
+}
+
+/** PEM file paths for a TLS cluster. */
+export interface ClusterTls {
+  /** CA that signed `cert`; with `clientCertAuth` also the CA client certificates must chain to (--trusted-ca-file). */
+  ca: string;
+  /**
+   * Every member's certificate (--cert-file) and key (--key-file). It needs a SAN for 127.0.0.1, and
+   * with `clientCertAuth` also the clientAuth usage: the cluster's probes present it as their client
+   * certificate, as etcd 3.4's own gRPC gateway does.
+   */
+  cert: string;
+  key: string;
+  /** --client-cert-auth: members refuse clients without a certificate signed by `ca`. @default false */
+  clientCertAuth?: boolean;
+}
+
+export interface ClusterMember {
+  readonly index: number;
+  /** etcd --name, `m0`, `m1`, … */
+  readonly name: string;
+  readonly state: MemberState;
+}
+
+export interface EtcdCluster {
+  readonly size: number;
+  /** client endpoints as 'http://127.0.0.1:PORT' ('https://…' with `tls`); the proxies' with `faultProxies` */
+  endpoints(): string[];
+  /** endpoint of member i only */
+  endpoint(i: number): string;
+  members(): ClusterMember[];
+  /**
+   * Index of the current leader, asking the members directly (never through a proxy). Waits until a
+   * quorum names the same leader and that member confirms it — just after a kill two members can briefly
+   * believe in different leaders — or rejects after timeoutMs (default 15 s).
+   */
+  leader(timeoutMs?: number): Promise<number>;
+  /** SIGKILL (container: docker kill); resolves once the member is gone and its ports are free. */
+  kill(i: number): Promise<void>;
+  /** Starts a killed member again with the same data dir and ports; waits until it serves. */
+  restart(i: number): Promise<void>;
+  /** SIGSTOP (container: docker pause). */
+  pause(i: number): Promise<void>;
+  /** SIGCONT (container: docker unpause). */
+  resume(i: number): Promise<void>;
+  /** Resolves when every member reports healthy (default timeout 30 s). */
+  waitHealthy(timeoutMs?: number): Promise<void>;
+  /** Kills everything, removes temp dirs, closes proxies; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** A cluster started with `faultProxies: true`. */
+export interface FaultableCluster extends EtcdCluster {
+  /**
+   * Member i's client and peer traffic stalls silently in both directions: connections stay
+   * open, bytes are held (and delivered after heal, like TCP retransmission would).
+   */
+  blackhole(i: number): Promise<void>;
+  /** Clears every network fault of member i: blackhole, latency and dropped responses. */
+  heal(i: number): Promise<void>;
+  /** Added one-way delay on member i's client and peer traffic; 0 removes it. */
+  setLatency(i: number, ms: number): Promise<void>;
+  /**
+   * Client proxy of member i only: drop responses (server->client bytes) so a request commits
+   * but the reply never arrives. Turning it off resets the affected client connections.
+   */
+  dropResponses(i: number, on: boolean): Promise<void>;
+}
+
+/** Starts a cluster; resolves once every member serves linearizable reads. */
+export function startCluster(options: ClusterOptions & { faultProxies: true }): Promise<FaultableCluster>;
+export function startCluster(options?: ClusterOptions): Promise<EtcdCluster>;
+export async function startCluster(options: ClusterOptions = {}): Promise<EtcdCluster> {
+  const driver = options.driver ?? 'process';
+  // Imported lazily: a process-driver run (the shipped demo among them) never loads testcontainers.
+  switch (driver) {
+    case 'process': {
+      const { startProcessCluster } = await import('./process-driver.js');
+      return startProcessCluster(options);
+    }
+    case 'container': {
+      const { startContainerCluster } = await import('./container-driver.js');
+      return startContainerCluster(options);
+    }
+    default:
+      throw new Error(`options.driver must be 'process' or 'container', got '${String(driver)}'`);
+  }
+}

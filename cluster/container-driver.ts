@@ -1,0 +1,154 @@
+import { spawnSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import type { getContainerRuntimeClient } from 'testcontainers';
+import type { ClusterOptions } from './cluster.js';
+import { onProcessExit } from './exit-cleanup.js';
+import { launchCluster } from './launch.js';
+import type { ManagedCluster } from './managed-cluster.js';
+import { runningMember, unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
+
+/**
+ * Runs each member in a container of ETCD_TEST_IMAGE (built offline by cluster/build-etcd-image.sh).
+ * Host networking, with etcd bound to 127.0.0.1 by its flags: the in-process fault proxies
+ * reach members exactly as they reach child processes, and nothing uses a bridge network.
+ */
+export async function startContainerCluster(options: ClusterOptions): Promise<ManagedCluster> {
+  // The reaper image cannot be pulled offline, and this driver removes its own containers
+  // (stop() and the exit hook), so default to no reaper unless the caller decided otherwise.
+  process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+  // Loaded here, not at the top: testcontainers is a devDependency, and the built CLI, which bundles
+  // this launcher for its demo, must load where it is not installed.
+  const testcontainers = await import('testcontainers');
+  const image = process.env.ETCD_TEST_IMAGE || 'etcd-lease-provider/etcd:local';
+  const runtime = await testcontainers.getContainerRuntimeClient();
+  // testcontainers pulls missing images; checking first keeps a missing build from turning
+  // into a registry lookup (none is reachable) and says how to fix it.
+  if (!(await runtime.image.exists(testcontainers.ImageName.fromString(image)))) {
+    throw new Error(`image ${image} is not on this Docker engine; build it with cluster/build-etcd-image.sh`);
+  }
+  return launchCluster(new ContainerMemberDriver(testcontainers, image, runtime), options);
+}
+
+type Testcontainers = typeof import('testcontainers');
+type Runtime = Awaited<ReturnType<typeof getContainerRuntimeClient>>;
+type DockerContainer = ReturnType<Runtime['container']['getById']>;
+
+interface RunningMember {
+  readonly container: DockerContainer;
+  /** Resolves when the container exits, for whatever reason. */
+  readonly exited: Promise<void>;
+  paused: boolean;
+  ended: string | undefined;
+  readonly forgetOnExit: () => void;
+}
+
+class ContainerMemberDriver implements MemberDriver {
+  private readonly members = new Map<number, RunningMember>();
+
+  constructor(
+    private readonly testcontainers: Testcontainers,
+    private readonly image: string,
+    private readonly runtime: Runtime,
+  ) {}
+
+  async start(member: MemberLaunch): Promise<void> {
+    const current = this.members.get(member.index);
+    if (current !== undefined && current.ended === undefined) {
+      throw new Error(`member ${member.index} is still running; kill it before restarting it`);
+    }
+    const log = createWriteStream(member.logFile, { flags: 'a' });
+    const { GenericContainer, Wait } = this.testcontainers;
+    const container = new GenericContainer(this.image)
+      .withNetworkMode('host')
+      // Same path inside as outside, so both drivers share one command line, and a restarted
+      // container finds the data the killed one left.
+      .withBindMounts([
+        { source: member.dataDir, target: member.dataDir, mode: 'rw' },
+        ...(member.readOnlyFiles ?? []).map((file) => ({ source: file, target: file, mode: 'ro' as const })),
+      ])
+      // Run as the host user so the data dir stays removable without root.
+      .withUser(hostUser())
+      .withCommand([...member.args])
+      .withLogConsumer((stream) => stream.pipe(log))
+      // Printed before etcd needs its peers, so one member's start never waits on another's;
+      // whether it serves is the shared health wait's job.
+      .withWaitStrategy(Wait.forLogMessage(/starting an etcd server/))
+      .withStartupTimeout(30_000);
+    let id: string;
+    try {
+      id = (await container.start()).getId();
+    } catch (error) {
+      log.end();
+      throw new Error(`cannot start member ${member.index} from image ${this.image}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    const docker = this.runtime.container.getById(id);
+    const running: RunningMember = {
+      container: docker,
+      exited: docker.wait().then(
+        (result: { StatusCode?: number }) => {
+          running.ended ??= `container exited with code ${result.StatusCode}`;
+        },
+        () => {
+          running.ended ??= 'container is gone';
+        },
+      ),
+      paused: false,
+      ended: undefined,
+      forgetOnExit: onProcessExit(() => {
+        spawnSync('docker', ['rm', '--force', id], { stdio: 'ignore' });
+      }),
+    };
+    this.members.set(member.index, running);
+  }
+
+  async kill(index: number): Promise<void> {
+    const member = runningMember(this.members, index);
+    member.ended = 'killed';
+    await member.container.kill({ signal: 'SIGKILL' });
+    await member.exited;
+    await this.remove(member);
+  }
+
+  async pause(index: number): Promise<void> {
+    const member = runningMember(this.members, index);
+    await member.container.pause();
+    member.paused = true;
+  }
+
+  async resume(index: number): Promise<void> {
+    const member = runningMember(this.members, index);
+    await member.container.unpause();
+    member.paused = false;
+  }
+
+  unavailable(index: number): string | undefined {
+    return unavailableReason(this.members.get(index));
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(
+      [...this.members.values()].map(async (member) => {
+        member.ended ??= 'stopped';
+        await this.remove(member);
+      }),
+    );
+  }
+
+  /** Force-removal also kills a running or paused container; a missing one is fine. */
+  private async remove(member: RunningMember): Promise<void> {
+    try {
+      await member.container.remove({ force: true });
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    }
+    member.forgetOnExit();
+  }
+}
+
+function hostUser(): string {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  return `${uid}:${gid}`;
+}

@@ -1,0 +1,81 @@
+import type { Etcd3 } from 'etcd3';
+import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
+import { checkText } from '../keys/key-codec.js';
+import type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
+
+/** Options after validation, with every default applied. */
+export interface ResolvedOptions {
+  hosts: string[] | undefined;
+  client: Etcd3 | undefined;
+  prefix: string;
+  deadlineMs: number;
+  attemptTimeoutMs: number;
+  leaseBucketMs: number;
+  maxBatchSize: number;
+  readConsistency: 'linearizable' | 'serializable';
+  contractResults: boolean;
+  logger: LeaseLogger;
+}
+
+export const DEFAULTS = {
+  prefix: 'mastra/lease/',
+  deadlineMs: 5000,
+  attemptTimeoutMs: 500,
+  leaseBucketMs: 1000,
+  maxBatchSize: 64,
+  readConsistency: 'linearizable',
+} as const;
+
+/** Validates constructor options once; every error names the option. */
+export function resolveOptions(options: EtcdLeaseProviderOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new LeaseArgumentTypeError('options', 'must be an object with `hosts` or `client`');
+  }
+  const hosts = options.hosts === undefined ? undefined : resolveHosts(options.hosts);
+  if ((hosts === undefined) === (options.client === undefined)) {
+    throw new LeaseArgumentTypeError('options.hosts', 'give exactly one of `hosts` and `client`');
+  }
+  if (options.client !== undefined && (options.auth !== undefined || options.credentials !== undefined)) {
+    throw new LeaseArgumentTypeError('options.client', '`auth` and `credentials` belong to the client you pass; set them there');
+  }
+  const prefix = options.prefix ?? DEFAULTS.prefix;
+  checkText('options.prefix', prefix);
+  const deadlineMs = positive('options.deadlineMs', options.deadlineMs ?? DEFAULTS.deadlineMs);
+  const attemptTimeoutMs = Math.min(deadlineMs, positive('options.attemptTimeoutMs', options.attemptTimeoutMs ?? DEFAULTS.attemptTimeoutMs));
+  const leaseBucketMs = positive('options.leaseBucketMs', options.leaseBucketMs ?? DEFAULTS.leaseBucketMs);
+  const maxBatchSize = positive('options.maxBatchSize', options.maxBatchSize ?? DEFAULTS.maxBatchSize);
+  if (!Number.isInteger(maxBatchSize)) throw new LeaseArgumentRangeError('options.maxBatchSize', 'must be a whole number');
+  const readConsistency = options.readConsistency ?? DEFAULTS.readConsistency;
+  if (readConsistency !== 'linearizable' && readConsistency !== 'serializable') {
+    throw new LeaseArgumentRangeError('options.readConsistency', "must be 'linearizable' or 'serializable'");
+  }
+  const contractResults = options.contractResults ?? false;
+  if (typeof contractResults !== 'boolean') throw new LeaseArgumentTypeError('options.contractResults', 'must be true or false');
+  return {
+    contractResults,
+    hosts,
+    client: options.client,
+    prefix,
+    deadlineMs,
+    attemptTimeoutMs,
+    leaseBucketMs,
+    maxBatchSize,
+    readConsistency,
+    logger: options.logger ?? {},
+  };
+}
+
+function resolveHosts(hosts: unknown): string[] {
+  const list = typeof hosts === 'string' ? hosts.split(',').map((h) => h.trim()) : hosts;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((h) => typeof h === 'string' && h.length > 0)) {
+    throw new LeaseArgumentTypeError('options.hosts', 'must be a non-empty string or a non-empty array of endpoint strings');
+  }
+  return list as string[];
+}
+
+function positive(parameter: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new LeaseArgumentRangeError(parameter, `must be a finite number above 0, got ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { runCli } from './support/cli-process.js';
+
+// A member that refuses any write over 1 KiB (etcd checks the size of what goes through Raft): a well-formed
+// release of a longer key passes every check of the CLI and the provider, is sent, and is refused by the server.
+const etcd = useEtcdCluster({ size: 1, extraArgs: ['--max-request-bytes=1024'] });
+
+describe('a request the etcd server refuses', () => {
+  it('is a failed operation, not a usage error: exit 1 with ELEASE_REJECTED', async () => {
+    const key = 'k'.repeat(4096);
+    const connection = ['--endpoints', etcd.cluster.endpoints().join(','), '--prefix', etcd.uniquePrefix()];
+
+    // --owner goes through the provider, --force through the CLI's own store: both report the refusal alike.
+    for (const args of [['release', key, '--owner', 'A'], ['release', key, '--force']]) {
+      const result = await runCli([...args, ...connection, '--timeout', '3000']);
+      expect(result.code, `${args.at(-1)}: ${result.stderr}`).toBe(1);
+      expect(result.stderr).toContain('ELEASE_REJECTED');
+      expect(result.stderr).not.toContain('--help');
+    }
+  });
+});
