@@ -1,6 +1,7 @@
 import type { Etcd3, IKeyValue } from 'etcd3';
 import { decodeKey, encodeKey } from '../src/keys/key-codec.js';
 import { CallRunner } from '../src/transport/call-runner.js';
+import { POLICY } from '../src/transport/policy.js';
 import { createEtcdClient } from '../src/transport/etcd-client.js';
 import { clientOptions, type ConnectionSettings } from './connection.js';
 
@@ -26,7 +27,7 @@ export class LeaseStore {
   private readonly prefixBytes: Buffer;
 
   constructor(private readonly settings: ConnectionSettings) {
-    const attemptTimeoutMs = Math.min(1000, settings.timeoutMs);
+    const attemptTimeoutMs = Math.min(POLICY.cliAttemptTimeoutMs, settings.timeoutMs);
     this.client = createEtcdClient(clientOptions(settings), settings.hosts, attemptTimeoutMs);
     this.runner = new CallRunner(attemptTimeoutMs, settings.prefix);
     this.prefixBytes = Buffer.from(settings.prefix, 'utf8');

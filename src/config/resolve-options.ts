@@ -1,6 +1,7 @@
 import type { Etcd3 } from 'etcd3';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import { checkText } from '../keys/key-codec.js';
+import { POLICY } from '../transport/policy.js';
 import type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
 
 /** Options after validation, with every default applied. */
@@ -17,12 +18,13 @@ export interface ResolvedOptions {
   logger: LeaseLogger;
 }
 
+/** Defaults of the options; the fault-handling ones come from the one policy module (transport/policy.ts). */
 export const DEFAULTS = {
   prefix: 'mastra/lease/',
-  deadlineMs: 5000,
-  attemptTimeoutMs: 500,
+  deadlineMs: POLICY.deadlineMs,
+  attemptTimeoutMs: POLICY.attemptTimeoutMs,
   leaseBucketMs: 1000,
-  maxBatchSize: 64,
+  maxBatchSize: POLICY.batch.maxBatchSize,
   readConsistency: 'linearizable',
 } as const;
 

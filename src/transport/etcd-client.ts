@@ -1,10 +1,10 @@
-import { ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import { redactAuth, redactCredentials } from '../config/redact.js';
 import { checkTlsMaterial } from '../config/tls-material.js';
 import type { CircuitState } from '../config/events.js';
 import { reportCircuit } from '../metrics/circuit.js';
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
+import { memberBreaker } from './policy.js';
 import { TlsDiagnosis } from './tls-diagnosis.js';
 
 /**
@@ -40,10 +40,7 @@ export function createEtcdClient(
     faultHandling: {
       global: diagnosis.policy(),
       host: (endpoint) => {
-        const breaker = circuitBreaker(handleWhen((e) => e instanceof Error && isRecoverableError(e)), {
-          halfOpenAfter: 1000,
-          breaker: new ConsecutiveBreaker(2),
-        });
+        const breaker = memberBreaker((e) => e instanceof Error && isRecoverableError(e));
         if (onCircuit) reportCircuit(breaker, endpoint, onCircuit);
         return breaker;
       },

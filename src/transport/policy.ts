@@ -33,6 +33,14 @@ export const POLICY = {
   batch: { maxBatchSize: 64, maxInFlight: 4, maxBatchBytes: 1024 * 1024 },
   /** How often a request is re-run when the key changed under it within one attempt (release chasing a rewrite). */
   maxStepsPerAttempt: 4,
+  /**
+   * `waitForLease`/`hold` (waiting/schedule.ts): the watch is what wakes a waiter; a re-check every half TTL within
+   * these bounds is the safety net for a watch that stalls without an error, and failed attempts back off between
+   * these bounds.
+   */
+  waiting: { recheckMinMs: 1000, recheckMaxMs: 5000, errorBackoffFirstMs: 100, errorBackoffMaxMs: 2000 },
+  /** The CLI talks to a cluster an operator points it at: a longer attempt floor, within its --timeout. */
+  cliAttemptTimeoutMs: 1000,
 } as const;
 
 /** The retry schedule of one call: unbounded attempts (the call's deadline ends them), jittered backoff. */

@@ -4,13 +4,15 @@
  * missed event after the server compacted history), and how fast it retries while etcd is failing.
  */
 
+import { POLICY } from '../transport/policy.js';
+
 /** Lower and upper bound of the safety-net re-check interval. */
-export const RECHECK_MIN_MS = 1000;
-export const RECHECK_MAX_MS = 5000;
+export const RECHECK_MIN_MS = POLICY.waiting.recheckMinMs;
+export const RECHECK_MAX_MS = POLICY.waiting.recheckMaxMs;
 
 /** First and largest delay between attempts while etcd answers with (retryable) errors. */
-export const ERROR_BACKOFF_FIRST_MS = 100;
-export const ERROR_BACKOFF_MAX_MS = 2000;
+export const ERROR_BACKOFF_FIRST_MS = POLICY.waiting.errorBackoffFirstMs;
+export const ERROR_BACKOFF_MAX_MS = POLICY.waiting.errorBackoffMaxMs;
 
 /**
  * Safety-net re-check delay: half the requested TTL, clamped to [1 s, 5 s], with ±20 % jitter so
