@@ -1,16 +1,23 @@
 import type { OperationSet } from './calls/operation-set.js';
 import type { LeaseClock } from './clock/lease-clock.js';
+import type { EtcdCore } from './core/etcd-core.js';
 
 /**
- * Seams for the test suite, not part of the public API (not exported from the package entry): the clock, to
- * emulate a suspended machine, and the transaction shapes, so the chaos suite can run deliberately broken
- * providers through the real calls, committer and cluster and prove its checker catches them.
+ * Seams inside the package, not part of the public API (not exported from the package entry): a shared core (for
+ * EtcdPubSub); for the test suite, the clock, to emulate a suspended machine, and the transaction shapes, so the
+ * chaos suite can run deliberately broken providers through the real calls, committer and cluster and prove its
+ * checker catches them.
  */
 export interface ProviderInternals {
   /** @default a LeaseClock on performance.now() and Date.now() */
   clock?: LeaseClock;
   /** @default the correct shapes (calls/operation-set.ts) */
   operations?: OperationSet;
+  /**
+   * A core shared with other users of the same etcd client (EtcdPubSub): the provider then neither builds nor closes
+   * one. Its options are the core's.
+   */
+  core?: EtcdCore;
   /** Fixes the tag of the provider's lease ids (leases/lease-id.ts). @default random */
   leaseIdTag?: number;
 }

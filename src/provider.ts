@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { LeaseProvider } from '@mastra/core/events';
 import type { Etcd3 } from 'etcd3';
 import { inspect, type InspectOptionsStylized } from 'node:util';
@@ -9,8 +8,9 @@ import { OPERATIONS } from './calls/operation-set.js';
 import { ReleaseCall } from './calls/release-call.js';
 import { renewAttempt } from './calls/renew-call.js';
 import { TransferCall } from './calls/transfer-call.js';
-import { LeaseClock } from './clock/lease-clock.js';
-import { GroupCommitter } from './commit/group-committer.js';
+import type { LeaseClock } from './clock/lease-clock.js';
+import { EtcdCore } from './core/etcd-core.js';
+import type { GroupCommitter } from './commit/group-committer.js';
 import { KeyLanes } from './commit/key-lanes.js';
 import { describeSettings } from './config/redact.js';
 import { ProviderClosedError } from './errors/closed.js';
@@ -24,18 +24,15 @@ import { checkTtl } from './keys/ttl.js';
 import { LeaseIdSpace } from './leases/lease-id.js';
 import { LeasePool } from './leases/lease-pool.js';
 import { grantPooledLease } from './leases/grant.js';
-import { LeaseObserver } from './metrics/observer.js';
+import type { LeaseObserver } from './metrics/observer.js';
 import { decodeRead, readTxn, type StoredLease } from './operations/read-lease.js';
-import type { TxnResponse } from './operations/etcd-txn.js';
 import type { EtcdLeaseProviderOptions } from './config/options.js';
 import type { ProviderInternals } from './provider-internals.js';
-import { resolveOptions, type ResolvedOptions } from './config/resolve-options.js';
+import type { ResolvedOptions } from './config/resolve-options.js';
 import type { AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
 import { TenureTable } from './tenure/tenure-table.js';
-import { CallRunner, type CallBudget } from './transport/call-runner.js';
+import type { CallBudget, CallRunner } from './transport/call-runner.js';
 import type { CallScope } from './transport/call-scope.js';
-import { createEtcdClient } from './transport/etcd-client.js';
-import { POLICY } from './transport/policy.js';
 import { adaptWatcher } from './waiting/key-watch.js';
 import type { LeaseOps } from './waiting/lease-ops.js';
 import { Lifecycle } from './waiting/lifecycle.js';
@@ -50,9 +47,11 @@ import { waitForLease } from './waiting/wait-for-lease.js';
  * explains the shapes and why late or reordered attempts cannot make two owners believe they hold a key.
  */
 export class EtcdLeaseProvider implements LeaseProvider {
+  private readonly core: EtcdCore;
+  /** False when the core was handed in (EtcdPubSub): its creator closes it. */
+  private readonly ownsCore: boolean;
   private readonly options: ResolvedOptions;
   private readonly client: Etcd3;
-  private readonly ownsClient: boolean;
   private readonly prefixBytes: Buffer;
   private readonly runner: CallRunner;
   private readonly committer: GroupCommitter;
@@ -65,36 +64,19 @@ export class EtcdLeaseProvider implements LeaseProvider {
   private closed = false;
   /** What inspect/JSON show: settings with secrets redacted (the etcd3 client inside holds them in clear). */
   private readonly description: Record<string, unknown>;
-  /** Aborted by close(): every call still in flight then rejects with ProviderClosedError. */
-  private readonly lifetime = new AbortController();
 
   constructor(options: EtcdLeaseProviderOptions, internals: ProviderInternals = {}) {
-    this.options = resolveOptions(options);
-    // Every call in flight listens on the lifetime signal; thousands at once are expected, not a leak.
-    setMaxListeners(0, this.lifetime.signal);
+    this.core = internals.core ?? new EtcdCore(options, internals.clock);
+    this.ownsCore = internals.core === undefined;
+    this.options = this.core.options;
     this.description = describeSettings(this.options, options);
-    const { hosts, client, logger } = this.options;
-    this.ownsClient = client === undefined;
-    // No network call happens here: etcd3 connects lazily on the first request.
-    this.client =
-      client ??
-      createEtcdClient(options, hosts!, this.options.attemptTimeoutMs, (endpoint, state) => this.observer.circuit(endpoint, state));
+    const { logger } = this.options;
+    ({ client: this.client, runner: this.runner, committer: this.committer, clock: this.clock, observer: this.observer } = this.core);
     this.prefixBytes = Buffer.from(this.options.prefix, 'utf8');
-    this.observer = new LeaseObserver({ onEvent: options.onEvent, meterProvider: options.meterProvider, logger });
-    this.clock = internals.clock ?? new LeaseClock();
-    this.runner = new CallRunner(this.options.attemptTimeoutMs, this.options.prefix, this.options.deadlineMs);
-    this.committer = new GroupCommitter((request, deadline) => this.sendTxn(request, deadline), {
-      maxBatchSize: this.options.maxBatchSize,
-      maxInFlight: POLICY.batch.maxInFlight,
-      maxBatchBytes: POLICY.batch.maxBatchBytes,
-      onDegrade: (message) => logger.warn?.(message),
-      onBatch: (size) => this.observer.batch(size),
-      onRoundTrip: (ms) => this.runner.timeouts.observe(ms),
-    });
     const ids = new LeaseIdSpace(this.clock.wallOrigin, internals.leaseIdTag);
     this.pool = new LeasePool(
       (ttlSeconds, id, notBefore) =>
-        grantPooledLease({ client: this.client, runner: this.runner, clock: this.clock, logger, budget: this.lifetimeBudget() }, ttlSeconds, id, notBefore),
+        grantPooledLease({ client: this.client, runner: this.runner, clock: this.clock, logger, budget: () => this.core.budget() }, ttlSeconds, id, notBefore),
       this.options.leaseBucketMs,
       this.clock,
       ids,
@@ -249,11 +231,8 @@ export class EtcdLeaseProvider implements LeaseProvider {
     if (this.closed) return;
     this.closed = true;
     await this.lifecycle.close(this.options.deadlineMs);
-    this.observer.close();
-    this.lifetime.abort(new ProviderClosedError('call in flight'));
-    this.committer.close();
     this.pool.close();
-    if (this.ownsClient) this.client.close();
+    if (this.ownsCore) this.core.close(new ProviderClosedError('call in flight'));
   }
 
   private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireResult> {
@@ -331,14 +310,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
     );
   }
 
-  private sendTxn(request: Parameters<Etcd3['kv']['txn']>[0], deadline: Date): Promise<TxnResponse> {
-    return this.client.kv.txn(request, { deadline }) as unknown as Promise<TxnResponse>;
-  }
 
-  /** Budget of work no single caller owns (pooled lease grants): the provider's deadline, ended by close(). */
-  private lifetimeBudget(): () => CallBudget {
-    return () => ({ deadlineMs: this.options.deadlineMs, signals: [this.lifetime.signal] });
-  }
 
   private checkKey(operation: string, key: string, owner: string): Buffer {
     this.assertOpen(operation);
@@ -352,7 +324,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
     if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) {
       throw new LeaseArgumentRangeError('deadlineMs', `must be a finite number above 0, got ${deadlineMs}`);
     }
-    return { deadlineMs, signals: call?.signal ? [call.signal, this.lifetime.signal] : [this.lifetime.signal] };
+    return this.core.budget(deadlineMs, call?.signal);
   }
 
   private assertOpen(operation: string): void {

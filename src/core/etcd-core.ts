@@ -1,0 +1,75 @@
+import { setMaxListeners } from 'node:events';
+import type { Etcd3 } from 'etcd3';
+import { LeaseClock } from '../clock/lease-clock.js';
+import { GroupCommitter } from '../commit/group-committer.js';
+import type { EtcdLeaseProviderOptions } from '../config/options.js';
+import { resolveOptions, type ResolvedOptions } from '../config/resolve-options.js';
+import { LeaseObserver } from '../metrics/observer.js';
+import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
+import { CallRunner, type CallBudget } from '../transport/call-runner.js';
+import { createEtcdClient } from '../transport/etcd-client.js';
+import { POLICY } from '../transport/policy.js';
+
+/**
+ * What everything talking to one etcd cluster shares: the client (one set of connections and per-member breakers),
+ * the retry runner with its adaptive timeout, the group committer (so one consensus round carries lease renewals and
+ * events alike), the lease clock, the observer and the lifetime signal that close() fires.
+ *
+ * `EtcdLeaseProvider` builds one for itself; `EtcdPubSub` builds one and hands it to the lease provider it contains.
+ * Whoever creates a core closes it.
+ */
+export class EtcdCore {
+  readonly options: ResolvedOptions;
+  readonly client: Etcd3;
+  readonly runner: CallRunner;
+  readonly committer: GroupCommitter;
+  readonly clock: LeaseClock;
+  readonly observer: LeaseObserver;
+  /** Aborted by close(): every call still in flight then rejects with the reason given. */
+  private readonly lifetimeController = new AbortController();
+  private readonly ownsClient: boolean;
+
+  constructor(userOptions: EtcdLeaseProviderOptions, clock?: LeaseClock) {
+    this.options = resolveOptions(userOptions);
+    // Every call in flight listens on the lifetime signal; thousands at once are expected, not a leak.
+    setMaxListeners(0, this.lifetimeController.signal);
+    const { hosts, client, logger } = this.options;
+    this.observer = new LeaseObserver({ onEvent: userOptions.onEvent, meterProvider: userOptions.meterProvider, logger });
+    this.ownsClient = client === undefined;
+    // No network call happens here: etcd3 connects lazily on the first request.
+    this.client =
+      client ?? createEtcdClient(userOptions, hosts!, this.options.attemptTimeoutMs, (endpoint, state) => this.observer.circuit(endpoint, state));
+    this.clock = clock ?? new LeaseClock();
+    this.runner = new CallRunner(this.options.attemptTimeoutMs, this.options.prefix, this.options.deadlineMs);
+    this.committer = new GroupCommitter((request, deadline) => this.sendTxn(request, deadline), {
+      maxBatchSize: this.options.maxBatchSize,
+      maxInFlight: POLICY.batch.maxInFlight,
+      maxBatchBytes: POLICY.batch.maxBatchBytes,
+      onDegrade: (message) => logger.warn?.(message),
+      onBatch: (size) => this.observer.batch(size),
+      onRoundTrip: (ms) => this.runner.timeouts.observe(ms),
+    });
+  }
+
+  get lifetime(): AbortSignal {
+    return this.lifetimeController.signal;
+  }
+
+  /** Budget of one call: its own deadline (default `deadlineMs`), its signal, and the core's lifetime. */
+  budget(deadlineMs: number = this.options.deadlineMs, signal?: AbortSignal): CallBudget {
+    return { deadlineMs, signals: signal ? [signal, this.lifetime] : [this.lifetime] };
+  }
+
+  /** Ends every call in flight with `reason`, rejects queued transactions, closes the client if the core made it. */
+  close(reason: Error): void {
+    if (this.lifetimeController.signal.aborted) return;
+    this.observer.close();
+    this.lifetimeController.abort(reason);
+    this.committer.close();
+    if (this.ownsClient) this.client.close();
+  }
+
+  private sendTxn(request: TxnRequest, deadline: Date): Promise<TxnResponse> {
+    return this.client.kv.txn(request, { deadline }) as unknown as Promise<TxnResponse>;
+  }
+}
