@@ -206,9 +206,10 @@ export class EtcdLeaseProvider implements LeaseProvider {
    * on `close()`; a waiter that gives up never leaves the key held.
    */
   async waitForLease(key: string, owner: string, ttlMs: number, options?: WaitForLeaseOptions): Promise<WaitForLeaseResult> {
-    this.checkKey('waitForLease', key, owner);
+    const etcdKey = this.checkKey('waitForLease', key, owner);
     checkTtl(ttlMs, this.options.leaseBucketMs);
     checkWaitOptions(options);
+    this.storedValue(etcdKey, owner, options?.metadata);
     return (await waitForLease(this.leaseOps, key, owner, ttlMs, options)).result;
   }
 
@@ -217,9 +218,10 @@ export class EtcdLeaseProvider implements LeaseProvider {
    * `handle.signal` aborts as soon as the lease is known lost; `await using` releases it.
    */
   async hold(key: string, owner: string, ttlMs: number, options?: WaitForLeaseOptions): Promise<LeaseHandle> {
-    this.checkKey('hold', key, owner);
+    const etcdKey = this.checkKey('hold', key, owner);
     checkTtl(ttlMs, this.options.leaseBucketMs);
     checkWaitOptions(options);
+    this.storedValue(etcdKey, owner, options?.metadata);
     return hold(this.leaseOps, key, owner, ttlMs, options);
   }
 
@@ -257,10 +259,14 @@ export class EtcdLeaseProvider implements LeaseProvider {
   /** The provider as waiters and handles use it: arguments already checked, no `assertOpen` (they clean up during close). */
   private createLeaseOps(): LeaseOps {
     return {
-      acquire: (key, owner, ttlMs) => this.acquire(this.encode(key), encodeLeaseValue(owner), key, owner, ttlMs, this.clock.now()),
-      renew: (key, owner, ttlMs, call) => this.renew(this.encode(key), encodeLeaseValue(owner), ttlMs, this.clock.now(), call), // handles report their own losses
-      release: (key, owner) => this.release(this.encode(key), encodeLeaseValue(owner), this.budget(undefined)),
-      releaseWrite: (key, owner, token) => this.release(this.encode(key), encodeLeaseValue(owner), this.budget(undefined), token),
+      acquire: (key, owner, ttlMs, metadata) =>
+        this.acquire(this.encode(key), encodeLeaseValue(owner, metadata), key, owner, ttlMs, this.clock.now()),
+      // handles report their own losses
+      renew: (key, owner, ttlMs, call, metadata) =>
+        this.renew(this.encode(key), encodeLeaseValue(owner, metadata), ttlMs, this.clock.now(), call),
+      release: (key, owner, metadata) => this.release(this.encode(key), encodeLeaseValue(owner, metadata), this.budget(undefined)),
+      releaseWrite: (key, owner, token, metadata) =>
+        this.release(this.encode(key), encodeLeaseValue(owner, metadata), this.budget(undefined), token),
       watch: (key, onEvent, startRevision) => {
         const builder = this.client.watch().key(this.encode(key));
         if (startRevision !== undefined) builder.startRevision(startRevision);
