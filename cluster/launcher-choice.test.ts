@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chooseLauncher } from './launcher-choice.js';
+import { DEFAULT_ETCD_IMAGE, chooseLauncher } from './launcher-choice.js';
 import { NoEtcdError } from './no-etcd-error.js';
 
 // Only the answers that do not depend on this machine's Docker engine (forced to processes, or a binary
@@ -48,5 +48,10 @@ describe('chooseLauncher', () => {
 
   it('refuses an unknown ETCD_DRIVER', async () => {
     await expect(chooseLauncher(undefined, { ETCD_DRIVER: 'vm' })).rejects.toThrow(/ETCD_DRIVER must be 'process' or 'container', got 'vm'/);
+  });
+
+  it('defaults to the image docker-compose.yml pins, so the tests and the development cluster run one etcd', () => {
+    const compose = readFileSync(join(import.meta.dirname, '..', 'docker-compose.yml'), 'utf8');
+    expect(compose).toContain(`image: \${ETCD_IMAGE:-${DEFAULT_ETCD_IMAGE}}`);
   });
 });
