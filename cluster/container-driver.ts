@@ -64,6 +64,9 @@ class ContainerMemberDriver implements MemberDriver {
         { source: member.dataDir, target: member.dataDir, mode: 'rw' },
         ...(member.readOnlyFiles ?? []).map((file) => ({ source: file, target: file, mode: 'ro' as const })),
       ])
+      // Whose container this is: a run that keeps its temp dirs in a folder of its own (CI) finds its
+      // leftovers by this label, and never touches a container it did not start.
+      .withLabels({ 'etcd-lease-provider.data-dir': member.dataDir })
       // Run as the host user so the data dir stays removable without root.
       .withUser(hostUser())
       .withCommand([...member.args])

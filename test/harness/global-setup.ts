@@ -34,8 +34,9 @@ export default async function setup(): Promise<void> {
   }
 }
 
+/** One line at the top of the run's output: which etcd and Node a log is from. */
 function announce(line: string): void {
-  writeSync(1, `${line}\n`);
+  writeSync(1, `${line}; Node ${process.version}\n`);
 }
 
 function etcdVersion(bin: string): string {
