@@ -16,10 +16,7 @@ export default async function setup(): Promise<void> {
     launcher = await chooseLauncher();
   } catch (error) {
     if (!(error instanceof NoEtcdError)) throw error;
-    // Synchronous: process.stderr may be asynchronous on a pipe, and exit would cut it short.
-    writeSync(2, `\n${error.message}\n\nThe unit tests need no etcd: npm run test:unit\n\n`);
-    // Not a thrown error: vitest would add a stack trace and "no test files found" around the message.
-    process.exit(1);
+    stopRun(`${error.message}\n\nThe unit tests need no etcd: npm run test:unit`);
   }
   if (launcher.driver === 'process') {
     process.env.ETCD_DRIVER = 'process';
@@ -30,8 +27,18 @@ export default async function setup(): Promise<void> {
     process.env.ETCD_IMAGE = launcher.image;
     announce(`etcd members: containers of ${launcher.image}`);
     // Pulled once here (when missing), not by the first test file inside its hook timeout.
-    await ensureEtcdImage(launcher.image);
+    await ensureEtcdImage(launcher.image).catch((error: Error) => stopRun(error.message));
   }
+}
+
+/**
+ * Ends the run with `message` and exit code 1. Not a thrown error: vitest would wrap the message in a
+ * stack trace and "no test files found".
+ */
+function stopRun(message: string): never {
+  // Synchronous: process.stderr may be asynchronous on a pipe, and exit would cut it short.
+  writeSync(2, `\n${message}\n\n`);
+  process.exit(1);
 }
 
 /** One line at the top of the run's output: which etcd and Node a log is from. */
