@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints the path of an etcd binary of Debian suite $1's `etcd-server` package (e.g. `sid` for the
-# 3.5 line), fetched into a cache folder and unpacked there: nothing is installed, and the system's
-# apt state (sources, lists, locks) is not touched. The mirror is the one this machine's apt uses.
+# 3.5 line), fetched into a cache folder and unpacked there with the same version's `etcd-client`
+# (etcdctl, beside etcd): nothing is installed, and the system's apt state (sources, lists, locks)
+# is not touched. The mirror is the one this machine's apt uses.
 #
 # usage: .ci/fetch-etcd.sh SUITE
 #   CI_CACHE_DIR  where downloads are kept between runs (default ~/.cache/etcd-lease-provider-ci)
@@ -36,12 +37,13 @@ fi
 version="$(apt-cache "${apt_opts[@]}" show etcd-server | awk '/^Version:/ && !v { v = $2 } END { print v }')"
 [ -n "$version" ] || { echo "fetch-etcd: etcd-server is not in suite $suite" >&2; exit 1; }
 
-unpacked="$cache/etcd-server_$version"
-if [ ! -x "$unpacked/usr/bin/etcd" ]; then
-  (cd "$cache" && apt-get "${apt_opts[@]}" -qq download "etcd-server=$version" >&2)
+unpacked="$cache/etcd_$version"
+if [ ! -x "$unpacked/usr/bin/etcd" ] || [ ! -x "$unpacked/usr/bin/etcdctl" ]; then
+  (cd "$cache" && apt-get "${apt_opts[@]}" -qq download "etcd-server=$version" "etcd-client=$version" >&2)
   rm -rf "$unpacked.partial"
-  dpkg -x "$cache"/etcd-server_"${version//:/%3a}"_*.deb "$unpacked.partial"
-  rm -f "$cache"/etcd-server_*.deb
+  for deb in "$cache"/etcd-server_*.deb "$cache"/etcd-client_*.deb; do dpkg -x "$deb" "$unpacked.partial"; done
+  rm -f "$cache"/etcd-server_*.deb "$cache"/etcd-client_*.deb
+  rm -rf "$unpacked"
   mv "$unpacked.partial" "$unpacked"
 fi
 echo "$unpacked/usr/bin/etcd"

@@ -1,7 +1,6 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import type { ClusterDriverName } from './cluster.js';
 import { findDockerEngine } from './docker-engine.js';
+import { findExecutable, isExecutableFile } from './find-executable.js';
 import { NoEtcdError } from './no-etcd-error.js';
 
 /**
@@ -54,19 +53,5 @@ function driverFromEnv(env: NodeJS.ProcessEnv): ClusterDriverName | undefined {
 function etcdBinary(env: NodeJS.ProcessEnv): string | undefined {
   // A set ETCD_BIN that is wrong is not silently replaced by another etcd: the caller meant that one.
   if (env.ETCD_BIN) return isExecutableFile(env.ETCD_BIN) ? env.ETCD_BIN : undefined;
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, 'etcd');
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return findExecutable('etcd', env);
 }
