@@ -21,17 +21,29 @@ fi
 
 # Our own sources list, lists and package cache, so `apt-get update` reads and writes only $cache.
 mkdir -p "$cache/lists/partial" "$cache/archives/partial"
+: >"$cache/status"
 echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" >"$cache/sources.list"
 apt_opts=(
   -o "Dir::Etc::SourceList=$cache/sources.list" -o Dir::Etc::SourceParts=/dev/null
   -o "Dir::State::Lists=$cache/lists" -o "Dir::Cache=$cache" -o Debug::NoLocking=1
+  # An empty dpkg status: what this machine has installed (bookworm's etcd, say) must not answer for the suite.
+  -o "Dir::State::status=$cache/status"
   # The cache folder belongs to whoever runs this, not to apt's download user.
   -o "APT::Sandbox::User=$(id -un)"
 )
 
 # Refresh the index at most daily: the package is the same between CI runs of one day.
 if [ -z "$(find "$cache/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
-  apt-get "${apt_opts[@]}" -qq update >&2
+  # apt-get update only warns (exit 0) when the mirror does not answer; no index afterwards is the failure.
+  apt-get "${apt_opts[@]}" -qq update >&2 || true
+  if [ -z "$(find "$cache/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
+    # The mirror did not answer: the last etcd fetched is better than no run.
+    cached="$(ls -d "$cache"/etcd_*/usr/bin/etcd 2>/dev/null | sort -V | tail -1)"
+    [ -n "$cached" ] || { echo "fetch-etcd: cannot update the $suite index and no etcd is cached" >&2; exit 1; }
+    echo "fetch-etcd: cannot update the $suite index; using the cached $cached" >&2
+    echo "$cached"
+    exit 0
+  fi
 fi
 # awk reads to the end: quitting early would kill apt-cache with SIGPIPE and fail the pipeline.
 version="$(apt-cache "${apt_opts[@]}" show etcd-server | awk '/^Version:/ && !v { v = $2 } END { print v }')"

