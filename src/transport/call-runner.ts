@@ -2,6 +2,7 @@ import { GRPCDeadlineExceededError } from 'etcd3';
 import { AttemptTimeout } from './attempt-timeout.js';
 import { CallScope, type CallBudget } from './call-scope.js';
 import { classify } from './classify.js';
+import { endpointFailuresOf, type EndpointFailures } from './endpoint-failures.js';
 import { POLICY, retrySchedule } from './policy.js';
 
 export type { CallBudget } from './call-scope.js';
@@ -39,6 +40,12 @@ class Fatal extends Error {
 export class CallRunner {
   readonly timeouts: AttemptTimeout;
   private readonly schedule = retrySchedule((e) => !(e instanceof Fatal));
+  /**
+   * The client's per-endpoint record, learnt from the first failure that carries it (errors from a client
+   * built by createEtcdClient do). Shared by all calls: a call that gave up while it waited on another (an
+   * acquire on the grant of its lease) saw no failure of its own, yet its error must say why etcd failed.
+   */
+  private endpoints: EndpointFailures | undefined;
 
   constructor(
     attemptTimeoutMs: number,
@@ -50,7 +57,7 @@ export class CallRunner {
   }
 
   open(operation: string, budget: CallBudget): CallScope {
-    return new CallScope(operation, budget);
+    return new CallScope(operation, budget, () => this.endpoints?.causes() ?? []);
   }
 
   /**
@@ -85,6 +92,7 @@ export class CallRunner {
         const verdict = classify(error, scope.operation, this.prefix);
         if (verdict.kind === 'fatal') throw new Fatal(verdict.error);
         if (error instanceof GRPCDeadlineExceededError) timedOut++;
+        this.endpoints ??= endpointFailuresOf(error);
         scope.lastError = error;
         throw error;
       }

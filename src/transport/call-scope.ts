@@ -1,6 +1,6 @@
 import { LeaseAbortedError } from '../errors/aborted.js';
 import { isLeaseError } from '../errors/lease-error.js';
-import { EtcdUnavailableError } from '../errors/unavailable.js';
+import { EtcdUnavailableError, type EndpointCause } from '../errors/unavailable.js';
 
 export interface CallBudget {
   /** Overall deadline of the call in ms from now, retries included. */
@@ -30,6 +30,8 @@ export class CallScope {
   constructor(
     readonly operation: string,
     private readonly budget: CallBudget,
+    /** Each endpoint's cause when the call gives up for want of etcd (none known: empty). */
+    private readonly endpointCauses: () => readonly EndpointCause[] = () => [],
   ) {
     this.signal = this.controller.signal;
     this.timer = setTimeout(() => this.controller.abort(), budget.deadlineMs);
@@ -48,7 +50,9 @@ export class CallScope {
   /** What the call rejects with once its signal fired: unavailable at the deadline, else the caller's reason. */
   giveUpError(): Error {
     const callerAborted = (this.budget.signals ?? []).some((s) => s.aborted);
-    if (!callerAborted) return new EtcdUnavailableError(this.operation, this.attempts, performance.now() - this.startedAt, this.lastError);
+    if (!callerAborted) {
+      return new EtcdUnavailableError(this.operation, this.attempts, performance.now() - this.startedAt, this.lastError, this.endpointCauses());
+    }
     const reason: unknown = this.signal.reason;
     // A typed reason (e.g. ProviderClosedError from close()) is what the caller should see.
     return isLeaseError(reason) && reason instanceof Error ? reason : new LeaseAbortedError(this.operation, reason);

@@ -179,11 +179,13 @@ describe('exit codes and help', () => {
     expect(result.stderr).not.toBe('');
   });
 
-  it('an unreachable cluster is an operational error: exit 1 within the timeout, with the error code', async () => {
+  it('an unreachable cluster is an operational error: exit 1 within the timeout, with the error code and the cause', async () => {
     const started = performance.now();
     const result = await runCli(['list', '--endpoints', '127.0.0.1:1', '--timeout', '800']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('ELEASE_UNAVAILABLE');
+    expect(result.stderr).toContain('127.0.0.1:1 refused the connection (ECONNREFUSED)');
+    expect(result.stderr).not.toMatch(/circuit breaker/i);
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 });

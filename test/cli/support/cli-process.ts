@@ -11,14 +11,18 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** How the run's etcd members are started (chosen once by the global setup): the demo must start its own the same way. */
+const LAUNCHER_VARIABLES = new Set(['ETCD_BIN', 'ETCD_DRIVER', 'ETCD_IMAGE']);
+
 /**
- * The inherited environment minus every ETCD_* variable: a developer's own ETCD_ENDPOINTS must
- * not send a test (or the demo's embedded-cluster mode) to another cluster.
+ * The inherited environment minus every ETCD_* variable but the launcher's: a developer's own
+ * ETCD_ENDPOINTS must not send a test (or the demo's embedded-cluster mode) to another cluster.
  */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('ETCD_')) env[name] = value;
-  if (process.env.ETCD_BIN) env.ETCD_BIN = process.env.ETCD_BIN;
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('ETCD_') || LAUNCHER_VARIABLES.has(name)) env[name] = value;
+  }
   return { ...env, ...extra };
 }
 
