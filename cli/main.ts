@@ -68,8 +68,8 @@ const keepAlive = setInterval(() => {}, 1 << 30);
 main(process.argv.slice(2)).then(finish, (error: unknown) => {
   // The provider rejects bad input (an unreadable PEM in --cert, a key over etcd's size limit) with
   // ELEASE_INVALID_ARGUMENT before sending anything: from the command line, that is a usage error.
-  // A request the server refused (ELEASE_REJECTED, e.g. over its --max-request-bytes) was well formed
-  // and sent: the operation failed, exit 1, like every other error below.
+  // A request the server refused (ELEASE_REJECTED; ELEASE_TOO_LARGE over its --max-request-bytes) was
+  // well formed and sent: the operation failed, exit 1, like every other error below.
   if (isLeaseError(error) && error.code === 'ELEASE_INVALID_ARGUMENT') {
     printError(`etcd-lease: ${describeError(error)}`);
     finish(EXIT_USAGE);

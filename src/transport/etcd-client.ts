@@ -4,6 +4,7 @@ import { checkTlsMaterial } from '../config/tls-material.js';
 import type { CircuitState } from '../config/events.js';
 import { reportCircuit } from '../metrics/circuit.js';
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
+import { isMessageSizeError } from './message-size.js';
 import { memberBreaker } from './policy.js';
 import { TlsDiagnosis } from './tls-diagnosis.js';
 
@@ -40,7 +41,8 @@ export function createEtcdClient(
     faultHandling: {
       global: diagnosis.policy(),
       host: (endpoint) => {
-        const breaker = memberBreaker((e) => e instanceof Error && isRecoverableError(e));
+        // A message over a size limit is no sign of a sick member (etcd3 marks it recoverable all the same).
+        const breaker = memberBreaker((e) => e instanceof Error && isRecoverableError(e) && !isMessageSizeError(e));
         if (onCircuit) reportCircuit(breaker, endpoint, onCircuit);
         return breaker;
       },
