@@ -5,6 +5,7 @@ import type { CircuitState } from '../config/events.js';
 import { reportCircuit } from '../metrics/circuit.js';
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
 import { EndpointFailures } from './endpoint-failures.js';
+import { isMessageSizeError } from './message-size.js';
 import { memberBreaker } from './policy.js';
 import { TlsDiagnosis, usesTls } from './tls-diagnosis.js';
 
@@ -43,7 +44,8 @@ export function createEtcdClient(
     faultHandling: {
       global: failures.policy(diagnosis.policy()),
       host: (endpoint) => {
-        const breaker = memberBreaker((e) => e instanceof Error && isRecoverableError(e));
+        // A message over a size limit is no sign of a sick member (etcd3 marks it recoverable all the same).
+        const breaker = memberBreaker((e) => e instanceof Error && isRecoverableError(e) && !isMessageSizeError(e));
         if (onCircuit) reportCircuit(breaker, endpoint, onCircuit);
         // What the breaker counts is a failure of the member; anything else came from a member that answered.
         breaker.onFailure(({ handled, reason }) => {

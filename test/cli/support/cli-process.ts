@@ -26,6 +26,13 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
+export interface CliOptions {
+  /** Node flags before the CLI's own (e.g. `--import` of a probe). */
+  nodeArgs?: readonly string[];
+  /** Close the read end of stdout once this many bytes arrived, as `| head` does. */
+  closeStdoutAfterBytes?: number;
+}
+
 /** A running `etcd-lease` process whose output can be waited on. */
 export class CliProcess {
   stdout = '';
@@ -34,14 +41,15 @@ export class CliProcess {
   private readonly child: ChildProcess;
   private readonly listeners = new Set<() => void>();
 
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, options: CliOptions = {}) {
+    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'cli/main.ts', ...args], {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       this.stdout += chunk;
+      if (options.closeStdoutAfterBytes !== undefined && this.stdout.length >= options.closeStdoutAfterBytes) this.child.stdout?.destroy();
       this.notify();
     });
     this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -87,8 +95,8 @@ export class CliProcess {
 }
 
 /** Runs `etcd-lease ARGS` to completion. */
-export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = cleanEnv(), timeoutMs = 30_000): Promise<CliResult> {
-  const cli = new CliProcess(args, env);
+export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = cleanEnv(), timeoutMs = 30_000, options: CliOptions = {}): Promise<CliResult> {
+  const cli = new CliProcess(args, env, options);
   const timer = setTimeout(() => cli.signal('SIGKILL'), timeoutMs);
   try {
     return await cli.exited;
