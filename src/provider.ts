@@ -92,6 +92,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
       own: ids,
       tenures: new TenureTable(),
       operations: internals.operations ?? OPERATIONS,
+      renewCoalesceMs: this.options.renewCoalesceMs,
     });
     this.leaseOps = this.createLeaseOps();
   }

@@ -28,7 +28,7 @@ export async function acquireAttempt(backend: LeaseBackend, request: AcquireRequ
     const revision =
       outcome.kind === 'written' ? outcome.revision : await adoptForeign(backend, etcdKey, value, outcome.kv, need, lease, attempt);
     if (revision !== undefined) {
-      backend.tenures.remember(etcdKey.toString('latin1'), value, revision, Math.max(need, lease.notBefore), backend.clock.now());
+      backend.remember(etcdKey.toString('latin1'), value, revision, need, outcome.kind === 'written' ? lease : undefined);
       return { acquired: true, revision };
     }
   }

@@ -7,6 +7,7 @@ import type { PooledLease } from '../leases/lease-choice.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
 import type { OwnLeaseIds } from '../operations/refresh-own.js';
+import { renewDelayMs } from '../commit/renew-delay.js';
 import type { TenureTable } from '../tenure/tenure-table.js';
 import type { AttemptContext, CallBudget, CallRunner } from '../transport/call-runner.js';
 import type { OperationSet } from './operation-set.js';
@@ -22,6 +23,8 @@ export interface BackendParts {
   readonly own: OwnLeaseIds;
   readonly tenures: TenureTable;
   readonly operations: OperationSet;
+  /** How long a renew may wait in the committer to share a transaction (commit/renew-delay.ts); 0: never. */
+  readonly renewCoalesceMs: number;
 }
 
 /**
@@ -55,10 +58,13 @@ export class LeaseBackend {
   async write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
     const { runner, lanes } = this.parts;
     const scope = runner.open(operation, budget);
+    const keyId = etcdKey.toString('latin1');
+    // A renew of this key parked in the committer would hold this call up for its whole wait: send it now.
+    if (operation !== 'renewLease') this.parts.committer.expedite(keyId);
     try {
       let leave: () => void;
       try {
-        leave = await lanes.enter(etcdKey.toString('latin1'), scope.signal);
+        leave = await lanes.enter(keyId, scope.signal);
       } catch {
         throw scope.giveUpError();
       }
@@ -80,15 +86,43 @@ export class LeaseBackend {
     return lease;
   }
 
-  /** One transaction through the group committer, as part of `attempt`. */
-  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease): Promise<TxnOutcome> {
+  /**
+   * One transaction through the group committer, as part of `attempt`. `mayWaitMs` > 0 (renews only) lets it wait
+   * that long for other operations to share its transaction.
+   */
+  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, mayWaitMs = 0): Promise<TxnOutcome> {
     try {
-      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal);
+      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal, mayWaitMs);
     } catch (error) {
       // etcd no longer knows the lease (revoked, or lost with the cluster's data): drop it so the retry picks another.
       if (lease !== undefined && error instanceof EtcdLeaseInvalidError) this.parts.pool.invalidate(lease.id);
       throw error;
     }
+  }
+
+  /**
+   * How long the first attempt of a renew of `keyId` by `value` may wait for company (commit/renew-delay.ts): never
+   * past the point one attempt timeout before the lease it protects could end. Retries and later steps never wait.
+   */
+  renewDelayMs(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext): number {
+    if (attempt.attempt !== 0 || this.parts.renewCoalesceMs <= 0) return 0;
+    return renewDelayMs({
+      now: this.parts.clock.now(),
+      ttlMs,
+      windowMs: this.parts.renewCoalesceMs,
+      protectedUntil: this.parts.tenures.protectedUntil(keyId, value),
+      marginMs: Math.max(attempt.timeoutMs, this.parts.runner.timeouts.baseMs),
+    });
+  }
+
+  /**
+   * Records a successful write of `value` at `revision` by a call that needed the key until `need`. `onLease`: the
+   * lease the write put the key on (or kept it on a later one of ours), whose notBefore is then certain too; absent
+   * when the key stayed on a lease we did not mint, of which only `need` is known.
+   */
+  remember(keyId: string, value: Buffer, revision: string, need: number, onLease?: PooledLease): void {
+    const until = onLease === undefined ? need : Math.max(need, onLease.notBefore);
+    this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now());
   }
 
   /** Milliseconds the server still counts for `leaseId` (whole seconds, rounded down; 0 when it is gone). */

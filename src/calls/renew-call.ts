@@ -13,7 +13,9 @@ export async function renewAttempt(backend: LeaseBackend, request: AcquireReques
   for (let step = 0; step < POLICY.maxStepsPerAttempt; step++) {
     const lease = await backend.leaseFor(ttlMs, sentAt, attempt);
     const txn = backend.ops.renew.txn(etcdKey, value, lease.id, backend.own);
-    const outcome = backend.ops.renew.decode(await backend.commit(etcdKey, txn, attempt, lease), value);
+    // Only the first step may wait for company: a later step follows a read the caller is already waiting on.
+    const mayWaitMs = step === 0 ? backend.renewDelayMs(keyId, value, ttlMs, attempt) : 0;
+    const outcome = backend.ops.renew.decode(await backend.commit(etcdKey, txn, attempt, lease, mayWaitMs), value);
     if (outcome.kind === 'not-held') {
       backend.tenures.forget(keyId, value);
       return false;
@@ -21,7 +23,7 @@ export async function renewAttempt(backend: LeaseBackend, request: AcquireReques
     const revision =
       outcome.kind === 'written' ? outcome.revision : await adoptForeign(backend, etcdKey, value, outcome.kv, need, lease, attempt);
     if (revision !== undefined) {
-      backend.tenures.remember(keyId, value, revision, Math.max(need, lease.notBefore), backend.clock.now());
+      backend.remember(keyId, value, revision, need, outcome.kind === 'written' ? lease : undefined);
       return true;
     }
   }

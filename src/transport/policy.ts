@@ -31,6 +31,12 @@ export const POLICY = {
   breaker: { consecutiveFailures: 2, halfOpenAfterMs: 1000 },
   /** Group commit: sub-transactions per etcd Txn, Txns in flight, bytes per Txn (etcd accepts 1.5 MiB). */
   batch: { maxBatchSize: 64, maxInFlight: 4, maxBatchBytes: 1024 * 1024 },
+  /**
+   * Longest a renew waits in the group committer for other operations to share its transaction (also never more
+   * than a tenth of its TTL, nor past one attempt timeout before the lease it protects could end:
+   * commit/renew-delay.ts). Held leases renew on their own timers; without the wait each renew is a Raft proposal.
+   */
+  renewCoalesceMs: 250,
   /** How often a request is re-run when the key changed under it within one attempt (release chasing a rewrite). */
   maxStepsPerAttempt: 4,
   /**
