@@ -3,6 +3,7 @@ import { TaskCancelledError } from 'cockatiel';
 import { ProviderClosedError } from '../errors/closed.js';
 import { nested, type TxnOutcome, type TxnRequest, type TxnResponse } from '../operations/etcd-txn.js';
 import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
+import type { StopSignal } from '../transport/stop-signal.js';
 import { planBatch, requestBytes } from './batch-plan.js';
 
 /** Sends one transaction to etcd (one attempt; the caller's policy retries). */
@@ -81,7 +82,7 @@ export class GroupCommitter {
    * Queues `request` on `key` for the next transaction. `mayWaitMs` > 0: it may wait up to that long for others to
    * share its transaction (renews only; acquires, transfers and releases never wait).
    */
-  submit(key: Buffer, request: TxnRequest, timeoutMs: number, signal?: AbortSignal, mayWaitMs = 0): Promise<TxnOutcome> {
+  submit(key: Buffer, request: TxnRequest, timeoutMs: number, signal?: StopSignal, mayWaitMs = 0): Promise<TxnOutcome> {
     if (this.closed) return Promise.reject(new ProviderClosedError('commit'));
     if (signal?.aborted) return Promise.reject(new TaskCancelledError('attempt abandoned'));
     return new Promise<TxnOutcome>((resolve, reject) => {

@@ -1,3 +1,5 @@
+import type { StopSignal } from '../transport/stop-signal.js';
+
 /**
  * Per-key call order inside one provider: a call on a key does not send anything until every earlier call on
  * that key has settled. Without it, an older call whose attempt failed could retry *after* a newer call on the
@@ -13,7 +15,7 @@ export class KeyLanes {
    * Waits for the calls queued before this one on `keyId`, then resolves with the function that lets the next
    * one go. Rejects (and lets the next one go when its turn comes) if `signal` aborts while waiting.
    */
-  async enter(keyId: string, signal: AbortSignal): Promise<() => void> {
+  async enter(keyId: string, signal: StopSignal): Promise<() => void> {
     const previous = this.tails.get(keyId);
     let leave!: () => void;
     const mine = new Promise<void>((resolve) => (leave = resolve));
@@ -41,7 +43,7 @@ export class KeyLanes {
   }
 }
 
-function waitOrAbort(turn: Promise<void>, signal: AbortSignal): Promise<void> {
+function waitOrAbort(turn: Promise<void>, signal: StopSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

@@ -8,8 +8,8 @@ describe('renew delay bound', () => {
     expect(renewDelayMs(base)).toBe(250);
   });
 
-  it('never waits more than a tenth of the TTL', () => {
-    expect(renewDelayMs({ ...base, ttlMs: 1_000, windowMs: 1_000 })).toBe(100);
+  it('never waits more than a twentieth of the TTL', () => {
+    expect(renewDelayMs({ ...base, ttlMs: 1_000, windowMs: 1_000 })).toBe(50);
   });
 
   it('leaves one margin before the protected lease could end', () => {
@@ -37,7 +37,7 @@ describe('renew delay bound', () => {
       };
       const d = renewDelayMs(input);
       expect(d).toBeGreaterThanOrEqual(0);
-      expect(d).toBeLessThanOrEqual(Math.min(input.windowMs, input.ttlMs / 10));
+      expect(d).toBeLessThanOrEqual(Math.min(input.windowMs, input.ttlMs / 20));
       if (d > 0) expect(input.now + d).toBeLessThanOrEqual(input.protectedUntil - input.marginMs);
     }
   });

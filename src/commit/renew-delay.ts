@@ -17,7 +17,7 @@
 export interface RenewDelayInput {
   /** LeaseClock now. */
   readonly now: number;
-  /** The renew's TTL: the wait is at most a tenth of it, so a short TTL pays a proportionally short wait. */
+  /** The renew's TTL: the wait is at most a twentieth of it, so a short TTL pays a proportionally short wait. */
   readonly ttlMs: number;
   /** The provider's coalescing window (`renewCoalesceMs`); 0 turns waiting off. */
   readonly windowMs: number;
@@ -27,10 +27,13 @@ export interface RenewDelayInput {
   readonly marginMs: number;
 }
 
-/** Milliseconds the renew may wait before it must be sent: min(window, ttl/10, protectedUntil − margin − now), ≥ 0. */
+/** A renew waits at most 1/20 of its TTL: at Mastra's cadence (every ttl/3) that is 15 % of the time between renewals. */
+export const MAX_TTL_SHARE = 20;
+
+/** Milliseconds the renew may wait before it must be sent: min(window, ttl/20, protectedUntil − margin − now), ≥ 0. */
 export function renewDelayMs(input: RenewDelayInput): number {
   const { now, ttlMs, windowMs, protectedUntil, marginMs } = input;
   if (!(windowMs > 0) || protectedUntil === undefined) return 0;
-  const delay = Math.min(windowMs, ttlMs / 10, protectedUntil - marginMs - now);
+  const delay = Math.min(windowMs, ttlMs / MAX_TTL_SHARE, protectedUntil - marginMs - now);
   return delay > 0 ? delay : 0;
 }

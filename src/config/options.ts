@@ -55,7 +55,7 @@ export interface EtcdLeaseProviderOptions {
    */
   maxBatchSize?: number;
   /**
-   * Longest a `renewLease` may wait for other operations to share its etcd transaction; never more than a tenth of
+   * Longest a `renewLease` may wait for other operations to share its etcd transaction; never more than a twentieth of
    * its TTL, nor past one attempt timeout before the lease it renews could end. Only renews wait. 0 turns it off.
    * @default 250
    */

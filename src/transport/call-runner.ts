@@ -1,8 +1,10 @@
+import type { IBackoff } from 'cockatiel';
 import { GRPCDeadlineExceededError } from 'etcd3';
 import { AttemptTimeout } from './attempt-timeout.js';
 import { CallScope, type CallBudget } from './call-scope.js';
 import { classify } from './classify.js';
-import { POLICY, retrySchedule } from './policy.js';
+import { POLICY, retryBackoff } from './policy.js';
+import type { StopSignal } from './stop-signal.js';
 
 export type { CallBudget } from './call-scope.js';
 
@@ -14,15 +16,11 @@ export interface AttemptContext {
   /** 0 for the first attempt. */
   attempt: number;
   /** Fires when the whole call gives up (deadline or caller abort): abandon this attempt. */
-  signal: AbortSignal;
+  signal: StopSignal;
 }
 
-/** Marks an error the retry policy must not retry; carries the typed error to rethrow. */
-class Fatal extends Error {
-  constructor(readonly error: Error) {
-    super(error.message);
-  }
-}
+/** Decorrelated-jitter backoff between the attempts of one call (policy.ts); each call walks its own sequence. */
+const RETRY_BACKOFF = retryBackoff();
 
 /**
  * Runs one logical operation as a series of attempts (policy.ts): jittered backoff between them, an adaptive
@@ -38,7 +36,6 @@ class Fatal extends Error {
  */
 export class CallRunner {
   readonly timeouts: AttemptTimeout;
-  private readonly schedule = retrySchedule((e) => !(e instanceof Fatal));
 
   constructor(
     attemptTimeoutMs: number,
@@ -71,31 +68,30 @@ export class CallRunner {
     }
   }
 
-  /** Attempts `attempt` until it succeeds, fails for good, or `scope` ends. */
+  /**
+   * Attempts `attempt` until it succeeds, fails for good, or `scope` ends; jittered backoff between attempts. A plain
+   * loop rather than cockatiel's retry policy: that one derives an AbortController per execution and emits events per
+   * attempt, a large share of a group-committed call's client CPU. The schedule is the same (policy.ts).
+   */
   async attempts<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
     let timedOut = 0;
-    const execution = this.schedule.execute(async ({ attempt: n }) => {
-      if (scope.signal.aborted) throw new Fatal(scope.giveUpError());
+    let backoff: IBackoff<unknown> | undefined;
+    for (let n = 0; ; n++) {
+      if (scope.aborted) throw scope.giveUpError();
       scope.attempts++;
       const timeoutMs = Math.min(this.timeouts.forAttempt(timedOut, Number.POSITIVE_INFINITY), this.maxAttemptMs);
       try {
-        return await attempt({ timeoutMs, deadline: new Date(Date.now() + timeoutMs), attempt: n, signal: scope.signal });
+        // Raced with the scope: an attempt still waiting when the call ends is abandoned (its answer ignored).
+        return await scope.race(attempt({ timeoutMs, deadline: new Date(Date.now() + timeoutMs), attempt: n, signal: scope }));
       } catch (error) {
-        if (scope.signal.aborted) throw new Fatal(scope.giveUpError());
+        if (scope.aborted) throw scope.giveUpError();
         const verdict = classify(error, scope.operation, this.prefix);
-        if (verdict.kind === 'fatal') throw new Fatal(verdict.error);
+        if (verdict.kind === 'fatal') throw verdict.error;
         if (error instanceof GRPCDeadlineExceededError) timedOut++;
         scope.lastError = error;
-        throw error;
       }
-    }, scope.signal);
-    try {
-      return await scope.race(execution);
-    } catch (error) {
-      if (error instanceof Fatal) throw error.error;
-      throw error;
-    } finally {
-      execution.catch(() => {}); // the losing side of the race must not surface as an unhandled rejection
+      backoff = (backoff ?? RETRY_BACKOFF).next(undefined);
+      await scope.sleep(backoff.duration);
     }
   }
 }
