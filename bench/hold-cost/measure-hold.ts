@@ -37,6 +37,8 @@ export interface HoldResult {
 export interface HoldMeasureOptions {
   /** The steady window over which rates are measured. */
   windowMs: number;
+  /** Called at the end of the window, while the keys are still held (e.g. to sample memory). */
+  whileHeld?: () => void;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,6 +68,7 @@ export async function measureHold(design: HoldDesign, config: HoldConfig, client
     const to = await meter.read();
     const cpu = process.cpuUsage(cpuFrom);
     const counts = holding.take();
+    options.whileHeld?.();
     const delta = meterDelta(from, to);
     const result: HoldResult = {
       ...base,
