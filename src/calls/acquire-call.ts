@@ -21,7 +21,8 @@ export async function acquireAttempt(backend: LeaseBackend, request: AcquireRequ
   const { etcdKey, value, ttlMs, sentAt } = request;
   const need = sentAt + ttlMs;
   for (let step = 0; step < POLICY.maxStepsPerAttempt; step++) {
-    const lease = await backend.leaseFor(ttlMs, sentAt, attempt);
+    const ready = backend.leaseFor(ttlMs, sentAt, attempt);
+    const lease = ready instanceof Promise ? await ready : ready;
     const txn = backend.ops.acquire.txn(etcdKey, value, lease.id, backend.own);
     const outcome = backend.ops.acquire.decode(await backend.commit(etcdKey, txn, attempt, lease), value);
     if (outcome.kind === 'held') return outcome.holder === undefined ? { acquired: false } : { acquired: false, holder: outcome.holder.value };

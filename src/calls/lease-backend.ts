@@ -10,6 +10,7 @@ import type { OwnLeaseIds } from '../operations/refresh-own.js';
 import { renewDelayMs } from '../commit/renew-delay.js';
 import type { TenureTable } from '../tenure/tenure-table.js';
 import type { AttemptContext, CallBudget, CallRunner } from '../transport/call-runner.js';
+import { untilStopped } from '../transport/stop-signal.js';
 import type { OperationSet } from './operation-set.js';
 
 /** Everything a provider call needs, wired once by the provider. */
@@ -62,14 +63,17 @@ export class LeaseBackend {
     // A renew of this key parked in the committer would hold this call up for its whole wait: send it now.
     if (operation !== 'renewLease') this.parts.committer.expedite(keyId);
     try {
-      let leave: () => void;
-      try {
-        leave = await lanes.enter(keyId, scope.signal);
-      } catch {
-        throw scope.giveUpError();
+      let leave = lanes.tryEnter(keyId);
+      if (leave === undefined) {
+        try {
+          leave = await lanes.enter(keyId, scope.signal);
+        } catch {
+          throw scope.giveUpError();
+        }
       }
       try {
-        return await runner.attempts(scope, attempt);
+        // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
+        return await runner.attempts(scope, attempt, true);
       } finally {
         leave();
       }
@@ -78,12 +82,18 @@ export class LeaseBackend {
     }
   }
 
-  /** A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`. */
-  async leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): Promise<PooledLease> {
-    const lease = await this.parts.pool.leaseFor(ttlMs, sentAt);
-    // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
-    if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
-    return lease;
+  /**
+   * A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`: at once when one fits, else
+   * once its grant answers — or rejects when the call ends first.
+   */
+  leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
+    const lease = this.parts.pool.leaseFor(ttlMs, sentAt);
+    if (!(lease instanceof Promise)) return lease;
+    return untilStopped(attempt.signal, lease).then((granted) => {
+      // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
+      if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
+      return granted;
+    });
   }
 
   /**
@@ -127,7 +137,7 @@ export class LeaseBackend {
 
   /** Milliseconds the server still counts for `leaseId` (whole seconds, rounded down; 0 when it is gone). */
   async remainingTtlMs(leaseId: string, attempt: AttemptContext): Promise<number> {
-    const res = await this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline });
+    const res = await untilStopped(attempt.signal, this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline }));
     return Math.max(0, Number(res.TTL)) * 1000;
   }
 }

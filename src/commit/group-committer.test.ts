@@ -165,6 +165,20 @@ describe('group commit', () => {
     expect(c.batchLimit).toBe(1);
   });
 
+  it('an attempt abandoned after its transaction was sent rejects at once; the batch goes on for the others', async () => {
+    const r = recorder();
+    r.hold(true);
+    const c = new GroupCommitter(r.send, opts);
+    const ac = new AbortController();
+    const mine = c.submit(Buffer.from('a'), req('a'), far(), ac.signal);
+    await Promise.resolve();
+    expect(r.sent).toHaveLength(1);
+    ac.abort();
+    await expect(mine).rejects.toThrow('attempt abandoned');
+    r.hold(false);
+    r.release();
+  });
+
   it('an aborted attempt leaves the queue without being sent', async () => {
     const r = recorder();
     r.hold(true);

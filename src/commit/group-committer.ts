@@ -22,16 +22,34 @@ export interface GroupCommitOptions {
   onRoundTrip?: (ms: number) => void;
 }
 
-interface Submission {
-  readonly keyId: string;
-  readonly bytes: number;
-  readonly request: TxnRequest;
-  /** The attempt's timeout, counted from when its transaction is sent. */
-  readonly timeoutMs: number;
-  /** performance.now() by which it must be sent; -Infinity for an operation that may not wait. */
-  sendBy: number;
-  resolve(outcome: TxnOutcome): void;
-  reject(error: unknown): void;
+/** One queued operation and the promise its caller waits on. A class, not closures: one is made per call. */
+class Submission {
+  resolve!: (outcome: TxnOutcome) => void;
+  reject!: (error: unknown) => void;
+  /** Withdraws this submission when its attempt is abandoned; undefined without a signal. */
+  onAbort: (() => void) | undefined;
+
+  constructor(
+    /** Identity of the etcd key the operation touches (same key ⇒ same string). */
+    readonly keyId: string,
+    readonly bytes: number,
+    readonly request: TxnRequest,
+    /** The attempt's timeout, counted from when its transaction is sent. */
+    readonly timeoutMs: number,
+    /** performance.now() by which it must be sent; -Infinity for an operation that may not wait. */
+    public sendBy: number,
+    readonly signal: StopSignal | undefined,
+  ) {}
+
+  succeed(outcome: TxnOutcome): void {
+    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+    this.resolve(outcome);
+  }
+
+  fail(error: unknown): void {
+    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+    this.reject(error);
+  }
 }
 
 /**
@@ -85,40 +103,34 @@ export class GroupCommitter {
   submit(key: Buffer, request: TxnRequest, timeoutMs: number, signal?: StopSignal, mayWaitMs = 0): Promise<TxnOutcome> {
     if (this.closed) return Promise.reject(new ProviderClosedError('commit'));
     if (signal?.aborted) return Promise.reject(new TaskCancelledError('attempt abandoned'));
-    return new Promise<TxnOutcome>((resolve, reject) => {
-      const submission: Submission = {
-        keyId: key.toString('latin1'),
-        bytes: requestBytes(request),
-        request,
-        timeoutMs,
-        sendBy: mayWaitMs > 0 ? performance.now() + mayWaitMs : Number.NEGATIVE_INFINITY,
-        resolve,
-        reject,
-      };
-      if (signal !== undefined) {
-        // An abandoned attempt leaves the queue at once; one already sent just has its answer ignored.
-        const onAbort = () => this.withdraw(submission);
-        signal.addEventListener('abort', onAbort, { once: true });
-        submission.resolve = (outcome) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(outcome);
-        };
-        submission.reject = (error) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        };
-      }
-      if (submission.sendBy === Number.NEGATIVE_INFINITY || this.parkedKeys.has(submission.keyId)) {
-        // Whatever is parked on this key was submitted earlier: it goes first, and this one right behind it, so
-        // per-key order holds (parked operations are ordered by send-by time, not by submission).
-        this.expedite(submission.keyId);
-        submission.sendBy = Number.NEGATIVE_INFINITY;
-        this.queue.push(submission);
-      } else {
-        this.park(submission);
-      }
-      this.schedulePump();
+    const submission = new Submission(
+      key.toString('latin1'),
+      requestBytes(request),
+      request,
+      timeoutMs,
+      mayWaitMs > 0 ? performance.now() + mayWaitMs : Number.NEGATIVE_INFINITY,
+      signal,
+    );
+    const promise = new Promise<TxnOutcome>((resolve, reject) => {
+      submission.resolve = resolve;
+      submission.reject = reject;
     });
+    if (signal !== undefined) {
+      // An abandoned attempt leaves the queue at once; one already sent just has its answer ignored.
+      submission.onAbort = () => this.withdraw(submission);
+      signal.addEventListener('abort', submission.onAbort, { once: true });
+    }
+    if (submission.sendBy === Number.NEGATIVE_INFINITY || this.parkedKeys.has(submission.keyId)) {
+      // Whatever is parked on this key was submitted earlier: it goes first, and this one right behind it, so
+      // per-key order holds (parked operations are ordered by send-by time, not by submission).
+      this.expedite(submission.keyId);
+      submission.sendBy = Number.NEGATIVE_INFINITY;
+      this.queue.push(submission);
+    } else {
+      this.park(submission);
+    }
+    this.schedulePump();
+    return promise;
   }
 
   /**
@@ -139,7 +151,7 @@ export class GroupCommitter {
     this.closed = true;
     this.disarm();
     this.parkedKeys.clear();
-    for (const s of [...this.queue.splice(0), ...this.parked.splice(0)]) s.reject(new ProviderClosedError('commit'));
+    for (const s of [...this.queue.splice(0), ...this.parked.splice(0)]) s.fail(new ProviderClosedError('commit'));
   }
 
   /** Operations waiting to be sent, parked ones included (for tests and metrics). */
@@ -147,15 +159,20 @@ export class GroupCommitter {
     return this.queue.length + this.parked.length;
   }
 
+  /**
+   * The attempt was abandoned: its promise rejects at once. Still queued, it leaves the queue and is never sent;
+   * already sent, its transaction goes on for the others and this one's answer is ignored. So a caller waiting on
+   * `submit` never waits past its signal (no race of its own needed).
+   */
   private withdraw(submission: Submission): void {
     for (const list of [this.queue, this.parked]) {
       const index = list.indexOf(submission);
       if (index < 0) continue;
       list.splice(index, 1);
       if (list === this.parked) this.parkedKeys.delete(submission.keyId);
-      submission.reject(new TaskCancelledError('attempt abandoned'));
-      return;
+      break;
     }
+    submission.fail(new TaskCancelledError('attempt abandoned'));
   }
 
   /** Inserts by send-by time (nearly always at the end: waits are similar), and arms the timer for the earliest. */
@@ -268,9 +285,9 @@ export class GroupCommitter {
       try {
         const response = await this.send(only.request, deadline);
         this.options.onRoundTrip?.(performance.now() - sentAt);
-        only.resolve(toOutcome(response));
+        only.succeed(toOutcome(response));
       } catch (error) {
-        only.reject(error);
+        only.fail(error);
       }
       return;
     }
@@ -280,7 +297,7 @@ export class GroupCommitter {
       this.options.onRoundTrip?.(performance.now() - sentAt);
     } catch (error) {
       if (refusesBatchSize(error)) return this.shrinkAndRequeue(batch, `etcd refused a batch of ${batch.length}`);
-      for (const s of batch) s.reject(error);
+      for (const s of batch) s.fail(error);
       return;
     }
     const revision = response.header?.revision ?? '0';
@@ -289,12 +306,12 @@ export class GroupCommitter {
       // what happened, so fall back to plain transactions and let idempotent retries settle it.
       this.maxBatchSize = 1;
       this.options.onDegrade?.('etcd returned no nested transaction results; group commit disabled');
-      for (const s of batch) s.reject(new TaskCancelledError('nested transactions unsupported'));
+      for (const s of batch) s.fail(new TaskCancelledError('nested transactions unsupported'));
       return;
     }
     batch.forEach((s, i) => {
       const inner = response.responses[i]!.response_txn!;
-      s.resolve({ succeeded: inner.succeeded, responses: inner.responses ?? [], revision });
+      s.succeed({ succeeded: inner.succeeded, responses: inner.responses ?? [], revision });
     });
   }
 

@@ -51,8 +51,12 @@ export class LeasePool {
     private readonly onBackgroundError: (error: unknown) => void = () => {},
   ) {}
 
-  /** A lease that keeps a key written at `sentAt` (LeaseClock) alive for at least `ttlMs`. */
-  async leaseFor(ttlMs: number, sentAt: number): Promise<PooledLease> {
+  /**
+   * A lease that keeps a key written at `sentAt` (LeaseClock) alive for at least `ttlMs`: at once when a pooled one
+   * fits (nearly always), else a promise of the grant it waits for. Not an async function: the hot path then
+   * allocates no promise.
+   */
+  leaseFor(ttlMs: number, sentAt: number): PooledLease | Promise<PooledLease> {
     const need = sentAt + ttlMs;
     const now = this.clock.now();
     this.prune(now);

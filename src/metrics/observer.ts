@@ -40,16 +40,19 @@ export class LeaseObserver {
     this.instruments.circuitState.addCallback(this.observeCircuits);
   }
 
-  /** Times one acquire and reports its result. */
-  async timeAcquire(key: string, owner: string, run: () => Promise<AcquireResult>): Promise<AcquireResult> {
+  /** Times one acquire and reports its result. (Promise callbacks, not an async function: it wraps every acquire.) */
+  timeAcquire(key: string, owner: string, run: () => Promise<AcquireResult>): Promise<AcquireResult> {
     const startedAt = performance.now();
-    let result: AcquireResult;
-    try {
-      result = await run();
-    } catch (error) {
-      this.instruments.acquireDuration.record(seconds(startedAt), { result: 'error' });
-      throw error;
-    }
+    return run().then(
+      (result) => this.acquireAnswered(key, owner, startedAt, result),
+      (error: unknown) => {
+        this.instruments.acquireDuration.record(seconds(startedAt), { result: 'error' });
+        throw error;
+      },
+    );
+  }
+
+  private acquireAnswered(key: string, owner: string, startedAt: number, result: AcquireResult): AcquireResult {
     const durationMs = performance.now() - startedAt;
     if (result.acquired) {
       this.instruments.acquireDuration.record(durationMs / 1000, { result: 'acquired' });

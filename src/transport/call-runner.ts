@@ -69,11 +69,12 @@ export class CallRunner {
   }
 
   /**
-   * Attempts `attempt` until it succeeds, fails for good, or `scope` ends; jittered backoff between attempts. A plain
+   * Attempts `attempt` until it succeeds, fails for good, or `scope` ends; jittered backoff between attempts.
+   * `settlesOnStop`: every attempt rejects on its own as soon as its signal fires (see LeaseBackend). A plain
    * loop rather than cockatiel's retry policy: that one derives an AbortController per execution and emits events per
    * attempt, a large share of a group-committed call's client CPU. The schedule is the same (policy.ts).
    */
-  async attempts<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+  async attempts<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, settlesOnStop = false): Promise<T> {
     let timedOut = 0;
     let backoff: IBackoff<unknown> | undefined;
     for (let n = 0; ; n++) {
@@ -81,8 +82,10 @@ export class CallRunner {
       scope.attempts++;
       const timeoutMs = Math.min(this.timeouts.forAttempt(timedOut, Number.POSITIVE_INFINITY), this.maxAttemptMs);
       try {
-        // Raced with the scope: an attempt still waiting when the call ends is abandoned (its answer ignored).
-        return await scope.race(attempt({ timeoutMs, deadline: new Date(Date.now() + timeoutMs), attempt: n, signal: scope }));
+        const work = attempt({ timeoutMs, deadline: new Date(Date.now() + timeoutMs), attempt: n, signal: scope });
+        // Raced with the scope: an attempt still waiting when the call ends is abandoned (its answer ignored). An
+        // attempt that itself settles as soon as its signal fires (`settlesOnStop`) needs no race.
+        return await (settlesOnStop ? work : scope.race(work));
       } catch (error) {
         if (scope.aborted) throw scope.giveUpError();
         const verdict = classify(error, scope.operation, this.prefix);

@@ -1,3 +1,5 @@
+import { TaskCancelledError } from 'cockatiel';
+
 /**
  * The part of AbortSignal the provider's own call machinery listens on: whether the call has ended, why, and a
  * listener for the moment it does. `AbortSignal` satisfies it, so a caller's signal can be passed where one is
@@ -10,4 +12,33 @@ export interface StopSignal {
   readonly reason?: unknown;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * Settles like `work`, or rejects with TaskCancelledError as soon as `signal` fires (then `work` runs on, unheard).
+ * For the few waits of an attempt that do not end with its signal by themselves (a lease grant shared with other
+ * calls, a request with its own deadline).
+ */
+export function untilStopped<T>(signal: StopSignal, work: Promise<T>): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(new TaskCancelledError('call ended'));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onStop = () => {
+      work.catch(() => {});
+      reject(new TaskCancelledError('call ended'));
+    };
+    signal.addEventListener('abort', onStop, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onStop);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onStop);
+        reject(error);
+      },
+    );
+  });
 }
