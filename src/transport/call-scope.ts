@@ -1,7 +1,7 @@
 import { LeaseAbortedError } from '../errors/aborted.js';
 import { isLeaseError } from '../errors/lease-error.js';
 import { EtcdUnavailableError } from '../errors/unavailable.js';
-import type { StopSignal } from './stop-signal.js';
+import { untilStopped, type StopSignal } from './stop-signal.js';
 
 export interface CallBudget {
   /** Overall deadline of the call in ms from now, retries included. */
@@ -114,27 +114,7 @@ export class CallScope implements StopSignal {
 
   /** Settles like `work`, or rejects with `giveUpError()` as soon as the call ends (then `work` runs on, unheard). */
   race<T>(work: Promise<T>): Promise<T> {
-    if (this.aborted) {
-      work.catch(() => {});
-      return Promise.reject(this.giveUpError());
-    }
-    return new Promise<T>((resolve, reject) => {
-      const onStop = () => {
-        work.catch(() => {});
-        reject(this.giveUpError());
-      };
-      this.addEventListener('abort', onStop);
-      work.then(
-        (value) => {
-          this.removeEventListener('abort', onStop);
-          resolve(value);
-        },
-        (error: unknown) => {
-          this.removeEventListener('abort', onStop);
-          reject(error);
-        },
-      );
-    });
+    return untilStopped(this, work, () => this.giveUpError());
   }
 
   /** Waits `ms` (unref'd: a pending backoff must not keep a closing process alive), or less if the call ends first. */

@@ -15,19 +15,19 @@ export interface StopSignal {
 }
 
 /**
- * Settles like `work`, or rejects with TaskCancelledError as soon as `signal` fires (then `work` runs on, unheard).
+ * Settles like `work`, or rejects with `stopped()` (TaskCancelledError by default) as soon as `signal` fires (then `work` runs on, unheard).
  * For the few waits of an attempt that do not end with its signal by themselves (a lease grant shared with other
  * calls, a request with its own deadline).
  */
-export function untilStopped<T>(signal: StopSignal, work: Promise<T>): Promise<T> {
+export function untilStopped<T>(signal: StopSignal, work: Promise<T>, stopped: () => Error = () => new TaskCancelledError('call ended')): Promise<T> {
   if (signal.aborted) {
     work.catch(() => {});
-    return Promise.reject(new TaskCancelledError('call ended'));
+    return Promise.reject(stopped());
   }
   return new Promise<T>((resolve, reject) => {
     const onStop = () => {
       work.catch(() => {});
-      reject(new TaskCancelledError('call ended'));
+      reject(stopped());
     };
     signal.addEventListener('abort', onStop, { once: true });
     work.then(
