@@ -215,6 +215,20 @@ describe('group commit', () => {
       }
     });
 
+    it('a due renew waits for a free slot without polling, then leaves', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, opts); // one slot
+      const busy = c.submit(Buffer.from('x'), req('x'), far());
+      const renew = c.submit(Buffer.from('a'), req('a'), far(), undefined, 1);
+      await new Promise((resolve) => setTimeout(resolve, 30)); // well past its send-by time
+      expect(r.sent).toHaveLength(1);
+      r.hold(false);
+      r.release();
+      await Promise.all([busy, renew]);
+      expect(r.sent).toEqual([req('x'), req('a')]);
+    });
+
     it('ride along at once with an operation that may not wait', async () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, opts);

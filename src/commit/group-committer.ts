@@ -184,7 +184,8 @@ export class GroupCommitter {
   }
 
   private arm(): void {
-    const at = this.parked[0]?.sendBy ?? Number.POSITIVE_INFINITY;
+    // With every slot busy, the next answer pumps again: a timer now would only poll until then.
+    const at = this.inFlight >= this.options.maxInFlight ? Number.POSITIVE_INFINITY : (this.parked[0]?.sendBy ?? Number.POSITIVE_INFINITY);
     if (at === this.parkTimerAt) return;
     this.disarm();
     if (at === Number.POSITIVE_INFINITY) return;
