@@ -10,6 +10,7 @@ import type { OwnLeaseIds } from '../operations/refresh-own.js';
 import { renewDelayMs } from '../commit/renew-delay.js';
 import type { TenureTable } from '../tenure/tenure-table.js';
 import type { AttemptContext, CallBudget, CallRunner } from '../transport/call-runner.js';
+import type { CallScope } from '../transport/call-scope.js';
 import { untilStopped } from '../transport/stop-signal.js';
 import type { OperationSet } from './operation-set.js';
 
@@ -56,24 +57,33 @@ export class LeaseBackend {
    * One call that writes `etcdKey`: it waits for earlier calls on the key, then runs `attempt` until it succeeds,
    * fails for good or runs out of budget. The lane is held for the whole call, retries included.
    */
-  async write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
     const { runner, lanes } = this.parts;
     const scope = runner.open(operation, budget);
     const keyId = etcdKey.toString('latin1');
     // A renew of this key parked in the committer would hold this call up for its whole wait: send it now.
     if (operation !== 'renewLease') this.parts.committer.expedite(keyId);
+    // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
+    const leave = lanes.tryEnter(keyId);
+    if (leave === undefined) return this.writeAfterTurn(scope, keyId, attempt);
+    // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
+    return runner.attempts(scope, attempt, true).finally(() => {
+      leave();
+      scope.dispose();
+    });
+  }
+
+  /** `write` when an earlier call on the key still runs: wait for its turn first. */
+  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
     try {
-      let leave = lanes.tryEnter(keyId);
-      if (leave === undefined) {
-        try {
-          leave = await lanes.enter(keyId, scope.signal);
-        } catch {
-          throw scope.giveUpError();
-        }
+      let leave: () => void;
+      try {
+        leave = await this.parts.lanes.enter(keyId, scope.signal);
+      } catch {
+        throw scope.giveUpError();
       }
       try {
-        // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
-        return await runner.attempts(scope, attempt, true);
+        return await this.parts.runner.attempts(scope, attempt, true);
       } finally {
         leave();
       }
@@ -81,6 +91,7 @@ export class LeaseBackend {
       scope.dispose();
     }
   }
+
 
   /**
    * A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`: at once when one fits, else

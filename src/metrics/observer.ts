@@ -43,7 +43,13 @@ export class LeaseObserver {
   /** Times one acquire and reports its result. (Promise callbacks, not an async function: it wraps every acquire.) */
   timeAcquire(key: string, owner: string, run: () => Promise<AcquireResult>): Promise<AcquireResult> {
     const startedAt = performance.now();
-    return run().then(
+    let running: Promise<AcquireResult>;
+    try {
+      running = run();
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    return running.then(
       (result) => this.acquireAnswered(key, owner, startedAt, result),
       (error: unknown) => {
         this.instruments.acquireDuration.record(seconds(startedAt), { result: 'error' });
