@@ -86,8 +86,10 @@ export async function measureHold(design: HoldDesign, config: HoldConfig, client
       result.memberCores = delta.memberCores;
     }
     return result;
+  } catch (error) {
+    return { ...base, ...empty, setupS, error: error instanceof Error ? error.message : String(error) };
   } finally {
-    await holding.stop();
+    await holding.stop().catch(() => {});
     await cleanUp(clients, reset);
   }
 }
