@@ -2,7 +2,7 @@
  * How many leases one 3-member cluster holds here, and what holding them costs this process. Opt-in (minutes long,
  * not part of `npm run bench`); run it under the cluster lock like every benchmark:
  *
- *   npm run bench:capacity -- [--steps 10000,20000,40000,70000,100000] [--ttl 15] [--p99-limit-ms 1000]
+ *   npm run bench:capacity -- [--steps 10000,15000,20000,30000,50000,70000,100000] [--ttl 15] [--p99-limit-ms 1000]
  *   npm run bench:capacity -- --hold-minutes 10 [--keys 10000]
  *
  * Steps: for each count, a fresh provider takes that many keys and renews each every TTL/3 on its own timer (as
@@ -26,7 +26,7 @@ import { EtcdReset } from './reset.js';
 
 const { values } = parseArgs({
   options: {
-    steps: { type: 'string', default: '10000,20000,40000,70000,100000' },
+    steps: { type: 'string', default: '10000,15000,20000,30000,50000,70000,100000' },
     ttl: { type: 'string', default: '15' },
     'p99-limit-ms': { type: 'string', default: '1000' },
     'hold-minutes': { type: 'string' },
@@ -71,7 +71,8 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
       },
     });
     results.push(r);
-    log(r.error ? `could not hold: ${r.error}` : `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed, took ${r.setupS.toFixed(0)} s to acquire`);
+    const failure = r.firstFailure === undefined ? '' : ` (first: ${r.firstFailure})`;
+    log(r.error ? `could not hold: ${r.error}` : `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed${failure}, took ${r.setupS.toFixed(0)} s to acquire`);
     if (r.error !== undefined || r.failures > 0 || r.renewP99Ms > p99LimitMs) break;
   }
   console.log('');
