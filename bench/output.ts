@@ -48,7 +48,10 @@ export function printReport(out: RunOutput): void {
     console.log('Hold cost: every lease renewed every TTL/3 on its own timer (proposals: etcd_server_proposals_committed_total; CPU: share of one core)');
     console.log(formatHoldTable(out.holdRun.results));
     const idle = out.holdRun.idle;
-    console.log(`(etcd idle, nothing held: ${idle.proposalsPerSecond.toFixed(1)} proposals/s, members ${(idle.memberCores * 100).toFixed(0)} % of a core — included in every row)`);
+    console.log(
+      `(idle, nothing held: ${idle.proposalsPerSecond.toFixed(1)} proposals/s, etcd members ${(idle.memberCores * 100).toFixed(0)} % of a core, ` +
+        `this process ${(idle.clientCores * 100).toFixed(0)} % — included in every row)`,
+    );
   }
   for (const [name, r] of Object.entries(assembled.pairedRatios)) {
     console.log(`paired ${name}: median ${fmtRatio(r.median)} over rounds [${r.perRound.map(fmtRatio).join(', ')}]`);

@@ -95,11 +95,13 @@ export async function measureHold(design: HoldDesign, config: HoldConfig, client
 }
 
 /** etcd's own proposals with nothing held (its periodic SYNC and the like): the floor under every row. */
-export async function measureIdle(meter: ClusterMeter, windowMs: number): Promise<{ proposalsPerSecond: number; memberCores: number }> {
+export async function measureIdle(meter: ClusterMeter, windowMs: number): Promise<{ proposalsPerSecond: number; memberCores: number; clientCores: number }> {
   const from = await meter.read();
+  const cpuFrom = process.cpuUsage();
   await sleep(windowMs);
+  const cpu = process.cpuUsage(cpuFrom);
   const d = meterDelta(from, await meter.read());
-  return { proposalsPerSecond: d.proposalsPerSecond, memberCores: d.memberCores };
+  return { proposalsPerSecond: d.proposalsPerSecond, memberCores: d.memberCores, clientCores: (cpu.user + cpu.system) / 1e6 / d.seconds };
 }
 
 const empty = { windowS: 0, renewsPerSecond: 0, failures: 0, renewP50Ms: Number.NaN, renewP99Ms: Number.NaN, clientCores: 0 };

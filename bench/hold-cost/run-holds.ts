@@ -5,7 +5,7 @@ import type { HoldClients, HoldDesign } from './designs.js';
 import { measureHold, measureIdle, type HoldConfig, type HoldResult } from './measure-hold.js';
 
 export interface HoldRun {
-  idle: { proposalsPerSecond: number; memberCores: number };
+  idle: { proposalsPerSecond: number; memberCores: number; clientCores: number };
   results: HoldResult[];
 }
 
@@ -20,7 +20,7 @@ export function holdWindowMs(ttlMs: number): number {
  */
 export async function runHolds(designs: readonly HoldDesign[], configs: readonly HoldConfig[], clients: HoldClients, meter: ClusterMeter, reset: EtcdReset, log: (m: string) => void, windowScale = 1): Promise<HoldRun> {
   const idle = await measureIdle(meter, 3_000);
-  log(`etcd idle: ${idle.proposalsPerSecond.toFixed(1)} proposals/s, members ${(idle.memberCores * 100).toFixed(0)} % of a core`);
+  log(`idle: ${idle.proposalsPerSecond.toFixed(1)} proposals/s, members ${(idle.memberCores * 100).toFixed(0)} % of a core, this process ${(idle.clientCores * 100).toFixed(0)} %`);
   const results: HoldResult[] = [];
   for (const [c, config] of configs.entries()) {
     for (const design of roundOrder(designs, c)) {
