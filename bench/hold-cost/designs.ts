@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { forEachLimited } from '../infra/limited.js';
 import { EtcdLeaseProvider } from '../provider-under-test.js';
 import { BENCH_PREFIX, ownerToken } from '../scenarios/scenario.js';
-import { RenewTally, startRenewTimers, type RenewCounts } from './renew-timers.js';
+import { RenewTally, RenewTimers, type RenewCounts } from './renew-timers.js';
 
 export interface HoldClients {
   etcd: Etcd3;
@@ -41,11 +41,12 @@ export const providerHold: HoldDesign = {
     const provider = new EtcdLeaseProvider({ hosts, prefix: `${BENCH_PREFIX}hold/${runId}/` });
     const owner = ownerToken(0);
     const key = (i: number) => `resource-hold\u0000thread-${i}`;
+    const tally = new RenewTally();
+    const timers = new RenewTimers(ttlMs / 3, (i) => provider.renewLease(key(i), owner, ttlMs), tally);
     await forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
       if (!(await provider.acquireLease(key(i), owner, ttlMs)).acquired) throw new Error(`hold setup: key ${i} not acquired`);
+      timers.start(i);
     });
-    const tally = new RenewTally();
-    const timers = startRenewTimers(keys, ttlMs / 3, (i) => provider.renewLease(key(i), owner, ttlMs), tally);
     return {
       take: () => tally.take(),
       async stop() {
@@ -68,16 +69,6 @@ export const leasePerKeyHold: HoldDesign = {
   async hold({ etcd }, keys, ttlMs, runId) {
     const ids: string[] = new Array(keys);
     const value = Buffer.from(ownerToken(0));
-    await forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
-      const { ID } = await etcd.leaseClient.leaseGrant({ TTL: Math.ceil(ttlMs / 1000) });
-      ids[i] = ID;
-      const key = Buffer.from(`${BENCH_PREFIX}hold-lpk/${runId}/${i}`);
-      await etcd.kv.txn({
-        compare: [{ key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }],
-        success: [{ request_put: { key, value, lease: ID } }],
-        failure: [],
-      });
-    });
     const stream = await etcd.leaseClient.leaseKeepAlive();
     const waiting = new Map<string, Array<(ok: boolean) => void>>();
     stream.on('data', (res: { ID: string; TTL: string }) => {
@@ -88,8 +79,7 @@ export const leasePerKeyHold: HoldDesign = {
     });
     stream.on('error', () => {});
     const tally = new RenewTally();
-    const timers = startRenewTimers(
-      keys,
+    const timers = new RenewTimers(
       ttlMs / 3,
       (i) =>
         new Promise<boolean>((resolve) => {
@@ -101,6 +91,17 @@ export const leasePerKeyHold: HoldDesign = {
         }),
       tally,
     );
+    await forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
+      const { ID } = await etcd.leaseClient.leaseGrant({ TTL: Math.ceil(ttlMs / 1000) });
+      ids[i] = ID;
+      const key = Buffer.from(`${BENCH_PREFIX}hold-lpk/${runId}/${i}`);
+      await etcd.kv.txn({
+        compare: [{ key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }],
+        success: [{ request_put: { key, value, lease: ID } }],
+        failure: [],
+      });
+      timers.start(i);
+    });
     return {
       take: () => tally.take(),
       async stop() {
@@ -154,11 +155,12 @@ export const redisHold: HoldDesign = {
   async hold({ redis }, keys, ttlMs, runId) {
     const value = ownerToken(0);
     const key = (i: number) => `bench:hold:${runId}:${i}`;
+    const tally = new RenewTally();
+    const timers = new RenewTimers(ttlMs / 3, async (i) => (await redis.set(key(i), value, 'PX', ttlMs, 'XX')) === 'OK', tally);
     await forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
       if ((await redis.set(key(i), value, 'PX', ttlMs, 'NX')) !== 'OK') throw new Error(`hold setup: redis key ${i} taken`);
+      timers.start(i);
     });
-    const tally = new RenewTally();
-    const timers = startRenewTimers(keys, ttlMs / 3, async (i) => (await redis.set(key(i), value, 'PX', ttlMs, 'XX')) === 'OK', tally);
     return {
       take: () => tally.take(),
       async stop() {

@@ -28,37 +28,45 @@ export class RenewTally {
 }
 
 /**
- * Mastra's cadence: every held key renews every `periodMs` on a timer of its own, started at a random phase (threads
- * start at unrelated moments), and never waits for its previous renewal. `renew(i)` resolves to whether key i is
- * still held; each answer goes to `tally`. `stop()` clears the timers and waits for renewals still in flight.
+ * Mastra's cadence: every held key renews every `periodMs` on a timer of its own, never waiting for its previous
+ * renewal. A key's timer starts when the key is taken (`start(i)`), at a random phase within one period — threads
+ * start at unrelated moments — so a key taken early in a slow setup is renewed in time, as Mastra's would be.
+ * `renew(i)` resolves to whether key i is still held; each answer goes to `tally`. `stop()` clears the timers and
+ * waits for renewals still in flight.
  */
-export function startRenewTimers(keys: number, periodMs: number, renew: (i: number) => Promise<boolean>, tally: RenewTally): { stop(): Promise<void> } {
-  const timers: NodeJS.Timeout[] = [];
-  const inFlight = new Set<Promise<void>>();
-  let stopped = false;
-  const fire = (i: number) => {
-    if (stopped) return;
-    const sentAt = performance.now();
-    const p = renew(i).then(
-      (ok) => tally.answered(performance.now() - sentAt, ok),
-      (error: unknown) => tally.answered(performance.now() - sentAt, false, error),
-    );
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
-  };
-  for (let i = 0; i < keys; i++) {
-    timers.push(
-      setTimeout(() => {
-        fire(i);
-        timers[i] = setInterval(() => fire(i), periodMs);
-      }, Math.random() * periodMs),
-    );
+export class RenewTimers {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly periodMs: number,
+    private readonly renew: (i: number) => Promise<boolean>,
+    private readonly tally: RenewTally,
+  ) {}
+
+  start(i: number): void {
+    if (this.stopped) return;
+    this.timers[i] = setTimeout(() => {
+      this.fire(i);
+      this.timers[i] = setInterval(() => this.fire(i), this.periodMs);
+    }, Math.random() * this.periodMs);
   }
-  return {
-    async stop() {
-      stopped = true;
-      for (const t of timers) clearTimeout(t); // clears intervals too
-      await Promise.all(inFlight);
-    },
-  };
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) if (t !== undefined) clearTimeout(t); // clears intervals too
+    await Promise.all(this.inFlight);
+  }
+
+  private fire(i: number): void {
+    if (this.stopped) return;
+    const sentAt = performance.now();
+    const p = this.renew(i).then(
+      (ok) => this.tally.answered(performance.now() - sentAt, ok),
+      (error: unknown) => this.tally.answered(performance.now() - sentAt, false, error),
+    );
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
 }
