@@ -132,13 +132,18 @@ export class EtcdLeaseProvider implements LeaseProvider {
   }
 
   /** `true` while `owner` (with exactly this `metadata`) holds `key`; it then lasts at least `ttlMs` more. */
-  async renewLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<boolean> {
-    const sentAt = this.clock.now();
-    const args = splitMetadata('metadata', metadata, call);
-    const etcdKey = this.checkKey('renewLease', key, owner);
-    const value = this.storedValue(etcdKey, owner, args.metadata);
-    checkTtl(ttlMs, this.options.leaseBucketMs);
-    return this.observer.watchRenew(key, owner, this.renew(etcdKey, value, ttlMs, sentAt, args.call));
+  renewLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<boolean> {
+    // Not an async function (every held lease renews all the time); every error still arrives as a rejection.
+    try {
+      const sentAt = this.clock.now();
+      const args = splitMetadata('metadata', metadata, call);
+      const etcdKey = this.checkKey('renewLease', key, owner);
+      const value = this.storedValue(etcdKey, owner, args.metadata);
+      checkTtl(ttlMs, this.options.leaseBucketMs);
+      return this.observer.watchRenew(key, owner, this.renew(etcdKey, value, ttlMs, sentAt, args.call));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Deletes `key` if `owner` (with exactly this `metadata`) holds it; otherwise does nothing. */

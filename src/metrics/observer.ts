@@ -72,10 +72,12 @@ export class LeaseObserver {
   }
 
   /** A renew answered false: the caller has lost the lease. */
-  async watchRenew(key: string, owner: string, renew: Promise<boolean>): Promise<boolean> {
-    const renewed = await renew;
-    if (!renewed) this.lost(key, owner, 'renew-refused');
-    return renewed;
+  watchRenew(key: string, owner: string, renew: Promise<boolean>): Promise<boolean> {
+    // A promise callback, not an async function: it wraps every renew (held leases renew all the time).
+    return renew.then((renewed) => {
+      if (!renewed) this.lost(key, owner, 'renew-refused');
+      return renewed;
+    });
   }
 
   /** A holder learned it lost its lease. `released` and `closed` are endings, not losses: not counted. */
