@@ -28,7 +28,8 @@ export type AcquireAnswer = { acquired: true; revision: string } | { acquired: f
  */
 export function acquireAttempt(backend: LeaseBackend, request: AcquireRequest, attempt: AttemptContext): Promise<AcquireAnswer> {
   const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
-  if (lease instanceof Promise) return acquireSteps(backend, request, attempt);
+  // Waiting for a grant: once it is there (or the call ended), the steps start over and find it in the pool.
+  if (lease instanceof Promise) return lease.then(() => acquireSteps(backend, request, attempt));
   const txn = backend.ops.acquire.txn(request.etcdKey, request.value, lease.id, backend.own);
   return backend.commit(request.etcdKey, txn, attempt, lease).then((answer) => {
     const outcome = backend.ops.acquire.decode(answer, request.value);

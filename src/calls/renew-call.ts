@@ -16,7 +16,8 @@ import type { LeaseBackend } from './lease-backend.js';
  */
 export function renewAttempt(backend: LeaseBackend, request: AcquireRequest, attempt: AttemptContext): Promise<boolean> {
   const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
-  if (lease instanceof Promise) return renewSteps(backend, request, attempt);
+  // Waiting for a grant: once it is there (or the call ended), the steps start over and find it in the pool.
+  if (lease instanceof Promise) return lease.then(() => renewSteps(backend, request, attempt));
   const keyId = request.etcdKey.toString('latin1');
   const txn = backend.ops.renew.txn(request.etcdKey, request.value, lease.id, backend.own);
   const mayWaitMs = backend.renewDelayMs(keyId, request.value, request.ttlMs, attempt);

@@ -195,13 +195,14 @@ describe('group commit', () => {
   });
 
   describe('renews that may wait', () => {
+    const waiting = { ...opts, minCompanyToWait: 0 };
     const sizeOf = (q: TxnRequest) => (q.success ?? []).filter((op) => op.request_txn).length || 1;
 
     it('wait up to their send-by time, then leave together in one transaction', async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
       try {
         const r = recorder();
-        const c = new GroupCommitter(r.send, opts);
+        const c = new GroupCommitter(r.send, waiting);
         const done = ['a', 'b', 'c'].map((k, i) => c.submit(Buffer.from(k), req(k), far(), undefined, 100 + i * 50));
         await Promise.resolve();
         expect(r.sent).toHaveLength(0);
@@ -218,7 +219,7 @@ describe('group commit', () => {
     it('a due renew waits for a free slot without polling, then leaves', async () => {
       const r = recorder();
       r.hold(true);
-      const c = new GroupCommitter(r.send, opts); // one slot
+      const c = new GroupCommitter(r.send, waiting); // one slot
       const busy = c.submit(Buffer.from('x'), req('x'), far());
       const renew = c.submit(Buffer.from('a'), req('a'), far(), undefined, 1);
       await new Promise((resolve) => setTimeout(resolve, 30)); // well past its send-by time
@@ -229,9 +230,16 @@ describe('group commit', () => {
       expect(r.sent).toEqual([req('x'), req('a')]);
     });
 
+    it('leave at once when too few others are expected to arrive within the wait', async () => {
+      const r = recorder();
+      const c = new GroupCommitter(r.send, opts); // default: eight others expected, or no wait
+      await c.submit(Buffer.from('a'), req('a'), far(), undefined, 250);
+      expect(r.sent).toEqual([req('a')]);
+    });
+
     it('ride along at once with an operation that may not wait', async () => {
       const r = recorder();
-      const c = new GroupCommitter(r.send, opts);
+      const c = new GroupCommitter(r.send, waiting);
       const parked = ['a', 'b'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, 60_000));
       await c.submit(Buffer.from('x'), req('x'), far());
       await Promise.all(parked);
@@ -241,14 +249,14 @@ describe('group commit', () => {
 
     it('leave without waiting once a full batch has gathered', async () => {
       const r = recorder();
-      const c = new GroupCommitter(r.send, { ...opts, maxBatchSize: 4 });
+      const c = new GroupCommitter(r.send, { ...waiting, maxBatchSize: 4 });
       await Promise.all(['a', 'b', 'c', 'd'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, 60_000)));
       expect(r.sent.map(sizeOf)).toEqual([4]);
     });
 
     it('an operation on a parked key sends the parked one first, then itself: per-key order holds', async () => {
       const r = recorder();
-      const c = new GroupCommitter(r.send, { ...opts, maxInFlight: 4 });
+      const c = new GroupCommitter(r.send, { ...waiting, maxInFlight: 4 });
       const renew = c.submit(Buffer.from('k'), req('k-renew'), far(), undefined, 60_000);
       const release = c.submit(Buffer.from('k'), req('k-release'), far());
       await Promise.all([renew, release]);
@@ -257,7 +265,7 @@ describe('group commit', () => {
 
     it('expedite sends a parked operation on that key now', async () => {
       const r = recorder();
-      const c = new GroupCommitter(r.send, opts);
+      const c = new GroupCommitter(r.send, waiting);
       const renew = c.submit(Buffer.from('k'), req('k'), far(), undefined, 60_000);
       c.expedite('other');
       await Promise.resolve();
@@ -269,7 +277,7 @@ describe('group commit', () => {
 
     it('a second parked operation on the same key is never sent before the first', async () => {
       const r = recorder();
-      const c = new GroupCommitter(r.send, { ...opts, maxInFlight: 4 });
+      const c = new GroupCommitter(r.send, { ...waiting, maxInFlight: 4 });
       const first = c.submit(Buffer.from('k'), req('k1'), far(), undefined, 60_000);
       const second = c.submit(Buffer.from('k'), req('k2'), far(), undefined, 10);
       await Promise.all([first, second]);
@@ -278,7 +286,7 @@ describe('group commit', () => {
 
     it('a parked operation whose attempt is abandoned is never sent; close rejects the rest', async () => {
       const r = recorder();
-      const c = new GroupCommitter(r.send, opts);
+      const c = new GroupCommitter(r.send, waiting);
       const ac = new AbortController();
       const gone = c.submit(Buffer.from('a'), req('a'), far(), ac.signal, 60_000);
       const closed = c.submit(Buffer.from('b'), req('b'), far(), undefined, 60_000);

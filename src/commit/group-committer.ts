@@ -4,7 +4,15 @@ import { ProviderClosedError } from '../errors/closed.js';
 import { nested, type TxnOutcome, type TxnRequest, type TxnResponse } from '../operations/etcd-txn.js';
 import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
 import type { StopSignal } from '../transport/stop-signal.js';
+import { ArrivalRate } from './arrival-rate.js';
 import { planBatch, requestBytes } from './batch-plan.js';
+
+/**
+ * A renew waits only if at least this many other operations are expected within its wait: fewer would save
+ * next to nothing and cost the renew its wait (a provider renewing a handful of keys sends at once).
+ */
+const MIN_COMPANY = 8;
+
 
 /** Sends one transaction to etcd (one attempt; the caller's policy retries). */
 export type SendTxn = (request: TxnRequest, deadline: Date) => Promise<TxnResponse>;
@@ -16,6 +24,8 @@ export interface GroupCommitOptions {
   maxInFlight: number;
   /** Byte budget of one batch, well under etcd's --max-request-bytes (1.5 MiB by default). */
   maxBatchBytes: number;
+  /** A renew waits only when at least this many other operations are expected within its wait. @default 8 */
+  minCompanyToWait?: number;
   onBatch?: (size: number) => void;
   onDegrade?: (message: string) => void;
   /** Milliseconds from sending a transaction to its answer (success or a definite error), for the adaptive timeout. */
@@ -69,6 +79,8 @@ class Submission {
  *   know nested transactions (etcd < 3.3) are handled by shrinking the batch size, down to 1.
  */
 export class GroupCommitter {
+  /** Recent submissions per second, for whether a renew's wait can find company. */
+  private readonly arrivals = new ArrivalRate();
   /** Operations to send as soon as a slot is free, in submission order. */
   private readonly queue: Submission[] = [];
   /** Operations that may still wait, in order of their send-by time. */
@@ -103,12 +115,16 @@ export class GroupCommitter {
   submit(key: Buffer, request: TxnRequest, timeoutMs: number, signal?: StopSignal, mayWaitMs = 0): Promise<TxnOutcome> {
     if (this.closed) return Promise.reject(new ProviderClosedError('commit'));
     if (signal?.aborted) return Promise.reject(new TaskCancelledError('attempt abandoned'));
+    const now = performance.now();
+    // Waiting pays only with company: at the recent rate, enough others must be expected within the wait.
+    if (mayWaitMs > 0 && this.arrivals.expectedWithin(mayWaitMs, now) < (this.options.minCompanyToWait ?? MIN_COMPANY)) mayWaitMs = 0;
+    this.arrivals.arrive(now);
     const submission = new Submission(
       key.toString('latin1'),
       requestBytes(request),
       request,
       timeoutMs,
-      mayWaitMs > 0 ? performance.now() + mayWaitMs : Number.NEGATIVE_INFINITY,
+      mayWaitMs > 0 ? now + mayWaitMs : Number.NEGATIVE_INFINITY,
       signal,
     );
     const promise = new Promise<TxnOutcome>((resolve, reject) => {
