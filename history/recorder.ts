@@ -13,8 +13,14 @@ export interface RecordableProvider {
   renewLease(key: string, owner: string, ttlMs: number): Promise<boolean>;
   releaseLease(key: string, owner: string): Promise<void>;
   transferLease(key: string, fromOwner: string, toOwner: string, ttlMs: number): Promise<boolean>;
-  getLease?(key: string): Promise<{ owner: string; fencingToken: string } | undefined>;
+  getLease?(key: string, call?: { deadlineMs?: number }): Promise<{ owner: string; fencingToken: string } | undefined>;
 }
+
+/**
+ * The token read after a renew may take this long at most: the renew is recorded as returning after the read,
+ * and a slow read (a fault) must not push that return so late that the renew no longer counts.
+ */
+export const TOKEN_READ_DEADLINE_MS = 500;
 
 /**
  * Makes lease calls and records each as a RecordedOp: sent and returned on one clock, with its outcome
@@ -91,7 +97,7 @@ export class Recorder {
   private async tokenOf(key: string, owner: string): Promise<string | undefined> {
     if (this.provider.getLease === undefined) return undefined;
     try {
-      const info = await this.provider.getLease(key);
+      const info = await this.provider.getLease(key, { deadlineMs: TOKEN_READ_DEADLINE_MS });
       return info?.owner === owner ? info.fencingToken : undefined;
     } catch {
       return undefined; // the renew stands; only its token is unknown
