@@ -1,0 +1,29 @@
+import { blindPutAcquire } from './broken/blind-put-acquire.js';
+import { guessingAcquire } from './broken/guessing-acquire.js';
+import { localCounterTokens } from './broken/local-counter-tokens.js';
+import { monotonicOnlyClock } from './broken/monotonic-only-clock.js';
+import { preFixRelease } from './broken/pre-fix-release.js';
+import { preFixRenew } from './broken/pre-fix-renew.js';
+import { realProvider } from './real-provider.js';
+import { renewWithoutOwnerCompare } from './broken/renew-without-owner-compare.js';
+import { shortLease } from './broken/short-lease.js';
+import type { ProviderFactory } from './provider-under-test.js';
+
+/** Every provider the chaos workload can run, by the name a worker process is given. */
+export const VARIANTS = {
+  real: realProvider,
+  'renew-without-owner-compare': renewWithoutOwnerCompare,
+  'blind-put-acquire': blindPutAcquire,
+  'short-lease': shortLease,
+  'guessing-acquire': guessingAcquire,
+  'local-counter-tokens': localCounterTokens,
+  'pre-fix-renew': preFixRenew,
+  'pre-fix-release': preFixRelease,
+  'monotonic-only-clock': monotonicOnlyClock,
+} as const satisfies Record<string, ProviderFactory>;
+
+export type VariantName = keyof typeof VARIANTS;
+
+export function isVariantName(name: string): name is VariantName {
+  return Object.hasOwn(VARIANTS, name);
+}
