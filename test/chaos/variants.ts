@@ -1,9 +1,7 @@
 import { blindPutAcquire } from './broken/blind-put-acquire.js';
+import { blindRetryAcquire } from './broken/blind-retry-acquire.js';
 import { guessingAcquire } from './broken/guessing-acquire.js';
 import { localCounterTokens } from './broken/local-counter-tokens.js';
-import { monotonicOnlyClock } from './broken/monotonic-only-clock.js';
-import { preFixRelease } from './broken/pre-fix-release.js';
-import { preFixRenew } from './broken/pre-fix-renew.js';
 import { realProvider } from './real-provider.js';
 import { renewWithoutOwnerCompare } from './broken/renew-without-owner-compare.js';
 import { shortLease } from './broken/short-lease.js';
@@ -16,10 +14,8 @@ export const VARIANTS = {
   'blind-put-acquire': blindPutAcquire,
   'short-lease': shortLease,
   'guessing-acquire': guessingAcquire,
+  'blind-retry-acquire': blindRetryAcquire,
   'local-counter-tokens': localCounterTokens,
-  'pre-fix-renew': preFixRenew,
-  'pre-fix-release': preFixRelease,
-  'monotonic-only-clock': monotonicOnlyClock,
 } as const satisfies Record<string, ProviderFactory>;
 
 export type VariantName = keyof typeof VARIANTS;

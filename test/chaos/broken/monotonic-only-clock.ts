@@ -1,7 +1,5 @@
 import type { ClockSource } from '../../../src/clock/clock-source.js';
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
-import { EtcdLeaseProvider } from '../../../src/index.js';
-import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks rule 4: lease life measured on the monotonic clock alone (the pre-fix clock), which stops while the machine is suspended.
 export class MonotonicOnlyClock extends LeaseClock {
@@ -16,5 +14,3 @@ export class MonotonicOnlyClock extends LeaseClock {
     return this.raw.monotonic() - this.origin;
   }
 }
-
-export const monotonicOnlyClock: ProviderFactory = (options, clock) => new EtcdLeaseProvider(options, { clock: new MonotonicOnlyClock(clock) });
