@@ -28,4 +28,23 @@ describe('attempt timeout', () => {
     expect(t.forAttempt(4, 3000)).toBe(3000);
     expect(t.forAttempt(0, 0)).toBe(1);
   });
+
+  it('learns from a timeout before any answer: the next attempts of every call get twice the time', () => {
+    const t = new AttemptTimeout(500);
+    t.timedOut(500);
+    expect(t.baseMs).toBe(1000);
+    // The other attempts of the same batch were sent with 500 ms and time out with it: they count once.
+    for (let i = 0; i < 10; i++) t.timedOut(500);
+    expect(t.baseMs).toBe(1000);
+    t.timedOut(1000);
+    expect(t.baseMs).toBe(2000);
+  });
+
+  it('grows at most eightfold, and the first answer hands back to the estimate', () => {
+    const t = new AttemptTimeout(500);
+    for (let i = 0; i < 10; i++) t.timedOut(t.baseMs);
+    expect(t.baseMs).toBe(4000);
+    t.observe(900);
+    expect(t.baseMs).toBe(900 + 4 * 450);
+  });
 });

@@ -5,15 +5,26 @@ import { POLICY } from './policy.js';
  * as TCP uses for its retransmission timeout): smoothed latency + 4 × smoothed deviation, never below `floorMs`.
  * Only answered attempts are sampled; a call whose attempts keep timing out grows its own next timeout instead
  * (`forAttempt`), and its eventual answer feeds the estimate.
+ *
+ * A timeout is no sample, so an estimator fed only by answers never learns that commits became slower than the
+ * current timeout: every attempt times out (after committing), is sent again, and two timeouts in a row open a
+ * healthy member's circuit breaker. So, as TCP does after a retransmission timeout (Karn), a timed-out attempt
+ * that had the full current timeout doubles it for every call (`timedOut`), up to MAX_BACKOFF×, until the next
+ * answer brings a real sample and the estimate takes over again.
  */
+/** The shared timeout grows at most this many times over the estimate before an answer comes. */
+export const MAX_BACKOFF = 8;
+
 export class AttemptTimeout {
   private smoothed: number | undefined;
   private deviation = 0;
+  private backoff = 1;
 
   constructor(private readonly floorMs: number) {}
 
   /** An attempt was answered (successfully or with a definite error) after `latencyMs`. */
   observe(latencyMs: number): void {
+    this.backoff = 1;
     if (this.smoothed === undefined) {
       this.smoothed = latencyMs;
       this.deviation = latencyMs / 2;
@@ -23,15 +34,29 @@ export class AttemptTimeout {
     this.smoothed += POLICY.latencySmoothing * (latencyMs - this.smoothed);
   }
 
+  /**
+   * An attempt given `timeoutMs` ran out of time. Only one that had the whole current timeout doubles it: the
+   * many attempts of one batch, sent with the timeout before, time out together and count once.
+   */
+  timedOut(timeoutMs: number): void {
+    if (timeoutMs >= this.baseMs) this.backoff = Math.min(this.backoff * POLICY.timeoutGrowth, MAX_BACKOFF);
+  }
+
   /** The timeout for every first attempt now. */
   get baseMs(): number {
-    if (this.smoothed === undefined) return this.floorMs;
-    return Math.max(this.floorMs, this.smoothed + POLICY.deviationWeight * this.deviation);
+    return this.estimateMs * this.backoff;
+  }
+
+  /** What the answers so far say an attempt needs, never below the floor. */
+  private get estimateMs(): number {
+    return this.smoothed === undefined ? this.floorMs : Math.max(this.floorMs, this.smoothed + POLICY.deviationWeight * this.deviation);
   }
 
   /** Timeout of an attempt after `timedOut` earlier attempts of the same call ran out of time, capped at `remainingMs`. */
   forAttempt(timedOut: number, remainingMs: number): number {
-    const grown = this.baseMs * POLICY.timeoutGrowth ** Math.min(timedOut, 16);
+    // The call's own timeouts and everyone's (`backoff`) are the same evidence, often the same event: the larger
+    // of the two growths, not their product.
+    const grown = this.estimateMs * Math.max(this.backoff, POLICY.timeoutGrowth ** Math.min(timedOut, 16));
     return Math.max(1, Math.min(grown, remainingMs));
   }
 }

@@ -94,6 +94,7 @@ export class CallRunner {
   private start<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, n: number, timedOut: number, settlesOnStop: boolean): Promise<T> {
     scope.attempts++;
     const timeoutMs = Math.min(this.timeouts.forAttempt(timedOut, Number.POSITIVE_INFINITY), this.maxAttemptMs);
+    scope.lastTimeoutMs = timeoutMs;
     let work: Promise<T>;
     try {
       work = attempt({ timeoutMs, deadline: new Date(Date.now() + timeoutMs), attempt: n, signal: scope });
@@ -112,7 +113,10 @@ export class CallRunner {
       if (scope.aborted) throw scope.giveUpError();
       const verdict = classify(error, scope.operation, this.prefix);
       if (verdict.kind === 'fatal') throw verdict.error;
-      if (error instanceof GRPCDeadlineExceededError) timedOut++;
+      if (error instanceof GRPCDeadlineExceededError) {
+        timedOut++;
+        this.timeouts.timedOut(scope.lastTimeoutMs);
+      }
       this.endpoints ??= endpointFailuresOf(error);
       scope.lastError = error;
       backoff = (backoff ?? RETRY_BACKOFF).next(undefined);

@@ -48,6 +48,8 @@ export class CallScope implements StopSignal {
   /** `performance.now()` when the call began (for the elapsed time its error reports). */
   readonly startedAt = performance.now();
   attempts = 0;
+  /** The timeout the latest attempt was given (the adaptive timeout learns from one that ran out). */
+  lastTimeoutMs = 0;
   lastError: unknown;
   aborted = false;
   reason: unknown;

@@ -6,6 +6,7 @@ import { reportCircuit } from '../metrics/circuit.js';
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
 import { EndpointFailures } from './endpoint-failures.js';
 import { isMessageSizeError } from './message-size.js';
+import { MemberBreakers } from './member-breakers.js';
 import { memberBreaker } from './policy.js';
 import { TlsDiagnosis, usesTls } from './tls-diagnosis.js';
 
@@ -17,8 +18,8 @@ import { TlsDiagnosis, usesTls } from './tls-diagnosis.js';
  * (CallRunner retries, where every resend is an idempotent operation under one deadline) and that
  * turns a connection failure caused by TLS setup into a non-retryable error (see TlsDiagnosis).
  * Per host we keep a circuit breaker: two consecutive transient failures (a dead or hung member)
- * stop traffic to that member for a second, so the next attempt goes to another endpoint. What each
- * host last failed with is kept (EndpointFailures) for the error a call that gives up reports.
+ * stop traffic to that member for a second, so the next attempt goes to another endpoint — unless every
+ * member's breaker is open, when calls go through anyway (MemberBreakers). What each host last failed with is kept (EndpointFailures) for the error a call that gives up reports.
  */
 export function createEtcdClient(
   options: EtcdLeaseProviderOptions,
@@ -30,6 +31,7 @@ export function createEtcdClient(
   if (credentials !== undefined) checkCredentials(credentials);
   const failures = new EndpointFailures(usesTls(hosts, credentials));
   const diagnosis = new TlsDiagnosis(hosts, credentials, attemptTimeoutMs, failures);
+  const breakers = new MemberBreakers();
   return new Etcd3({
     hosts,
     // The caller's objects, made to redact themselves when logged (non-enumerable hooks; fields unchanged).
@@ -53,7 +55,7 @@ export function createEtcdClient(
           else failures.answered(endpoint);
         });
         breaker.onSuccess(() => failures.answered(endpoint));
-        return breaker;
+        return breakers.add(breaker);
       },
     },
   });
