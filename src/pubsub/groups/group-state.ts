@@ -94,12 +94,7 @@ export class GroupState {
         }
         const value = decodeClaim(kv.value);
         if (!value) return [];
-        const known = this.claims.get(entry.id);
-        if (known && BigInt(known.revision) >= BigInt(kv.mod_revision)) return [];
-        this.claims.set(entry.id, { ...value, revision: kv.mod_revision, seenAt: now });
-        // A finished event needs nothing more from this member: keep only its claim, which is small.
-        if (value.s === 'done') this.events.delete(entry.id);
-        return [entry.id];
+        return this.noteClaim(entry.id, value, kv.mod_revision, now) ? [entry.id] : [];
       }
       case 'member': {
         if (entry.group !== this.group) return [];
@@ -113,6 +108,19 @@ export class GroupState {
         return 'all';
       }
     }
+  }
+
+  /**
+   * Records a claim as of `revision` unless a newer one is known — from the watch, or from the read in a lost claim
+   * transaction, which may come before the watch tells. False when it changed nothing.
+   */
+  noteClaim(id: string, value: ClaimValue, revision: string, now: number): boolean {
+    const known = this.claims.get(id);
+    if (known && BigInt(known.revision) >= BigInt(revision)) return false;
+    this.claims.set(id, { ...value, revision, seenAt: now });
+    // A finished event needs nothing more from this member: keep only its claim, which is small.
+    if (value.s === 'done') this.events.delete(id);
+    return true;
   }
 
   /** Members that take new events (not leaving). */
