@@ -19,6 +19,19 @@ describe('bench arguments', () => {
     });
   });
 
+  it("holds the issue's configurations in a full run, a small one in a smoke run, none when asked", () => {
+    expect(parseBenchArgs([]).holds).toEqual([
+      { keys: 1000, ttlMs: 15_000 },
+      { keys: 10_000, ttlMs: 15_000 },
+      { keys: 1000, ttlMs: 3000 },
+      { keys: 2000, ttlMs: 3000 },
+      { keys: 10_000, ttlMs: 3000 },
+    ]);
+    expect(parseBenchArgs(['--quick']).holds).toEqual([{ keys: 200, ttlMs: 3000 }]);
+    expect(parseBenchArgs(['--hold', 'none']).holds).toEqual([]);
+    expect(() => parseBenchArgs(['--hold', '10x3'])).toThrow(/LEASES@TTL/);
+  });
+
   it('rejects nonsense instead of running a zero-length benchmark', () => {
     expect(() => parseBenchArgs(['--rounds', '0'])).toThrow(/--rounds/);
     expect(() => parseBenchArgs(['--rounds', '1.5'])).toThrow(/whole number/);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { HoldConfig } from './hold-cost/measure-hold.js';
 
 export interface BenchConfig {
   /** Smoke mode for CI: short phases, few keys, no timing assertions. */
@@ -19,10 +20,17 @@ export interface BenchConfig {
   only: string[];
   /** Exit with code 2 when a target fails (never in quick mode). */
   check: boolean;
+  /** Hold-cost configurations (leases × TTL); empty skips the hold-cost table. */
+  holds: HoldConfig[];
 }
 
+/** Hold-cost configurations: the issue's 1k and 10k at TTL 15 s and 3 s, and the 2000 at 3 s its target names. */
+const FULL_HOLDS = '1000@15,10000@15,1000@3,2000@3,10000@3';
+const QUICK_HOLDS = '200@3';
+
 const USAGE = `usage: node --expose-gc --import tsx bench/run.ts [--quick] [--json out.json]
-       [--rounds N] [--seconds S] [--held-keys N] [--held-spread S] [--only id[,id]] [--check]`;
+       [--rounds N] [--seconds S] [--held-keys N] [--held-spread S] [--only id[,id]] [--check]
+       [--hold LEASES@TTL_S[,…] | --hold none]`;
 
 export function parseBenchArgs(argv: string[]): BenchConfig {
   const { values } = parseArgs({
@@ -37,6 +45,7 @@ export function parseBenchArgs(argv: string[]): BenchConfig {
       'held-spread': { type: 'string' },
       only: { type: 'string' },
       check: { type: 'boolean', default: false },
+      hold: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -55,7 +64,17 @@ export function parseBenchArgs(argv: string[]): BenchConfig {
     heldSpreadMs: Math.round(number('--held-spread', values['held-spread'], quick ? 3 : 30, true) * 1000),
     only: values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : [],
     check: !quick && (values.check ?? false),
+    holds: parseHolds(values.hold ?? (quick ? QUICK_HOLDS : FULL_HOLDS)),
   };
+}
+
+function parseHolds(raw: string): HoldConfig[] {
+  if (raw === 'none') return [];
+  return raw.split(',').map((item) => {
+    const match = /^\s*(\d+)@(\d+(?:\.\d+)?)\s*$/.exec(item);
+    if (!match || Number(match[1]) < 1 || Number(match[2]) <= 0) throw new Error(`--hold takes LEASES@TTL_SECONDS items, got ${item}\n${USAGE}`);
+    return { keys: Number(match[1]), ttlMs: Number(match[2]) * 1000 };
+  });
 }
 
 function number(flag: string, raw: string | undefined, fallback: number, zeroAllowed = false): number {

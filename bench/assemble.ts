@@ -1,11 +1,14 @@
 import type { HeldLeasesResult } from './held-leases.js';
-import { vsRaw, type TableRow } from './report.js';
+import type { HoldResult } from './hold-cost/measure-hold.js';
+import { vsPerfect, vsRaw, type TableRow } from './report.js';
 import type { ScenarioResult } from './rounds.js';
 import { combine, medianRatio, perKey, summarize, type Summary } from './stats.js';
-import { checkTargets, type TargetCheck } from './targets.js';
+import { checkTargets, type HoldFigure, type TargetCheck, type Throughput } from './targets.js';
 
 export interface Assembled {
   summaries: Map<string, Summary>;
+  /** This process's CPU per operation (per key for batches) over all rounds of each scenario, µs. */
+  cpuUsPerOp: Map<string, number>;
   rows: TableRow[];
   checks: TargetCheck[];
   /**
@@ -15,17 +18,31 @@ export interface Assembled {
   pairedRatios: Record<string, { perRound: number[]; median: number }>;
 }
 
+/** The provider's row in the hold-cost results for one configuration, if it was measured and held. */
+function providerHold(holds: readonly HoldResult[], keys: number, ttlMs: number): HoldFigure | undefined {
+  const r = holds.find((h) => h.design === 'provider' && h.keys === keys && h.ttlMs === ttlMs && h.error === undefined);
+  return r?.proposalsPerSecond === undefined ? undefined : { keys, proposalsPerSecond: r.proposalsPerSecond, renewsPerSecond: r.renewsPerSecond };
+}
+
 /** Turns the raw results of a run into the table, the target checks and the paired ratios. */
-export function assemble(results: ReadonlyMap<string, ScenarioResult>, held: readonly HeldLeasesResult[]): Assembled {
+export function assemble(results: ReadonlyMap<string, ScenarioResult>, held: readonly HeldLeasesResult[], holds: readonly HoldResult[] = []): Assembled {
   const summaries = new Map<string, Summary>(
     [...results].map(([id, r]) => [id, perKey(summarize(combine(r.measurements)), r.scenario.keysPerCall ?? 1)]),
   );
+  const cpuUsPerOp = new Map<string, number>([...results].map(([id, r]) => [id, r.cpuMicros / Math.max(1, r.cpuOps)]));
+  const throughput = (id: string): Throughput | undefined => {
+    const s = summaries.get(id);
+    return s && { opsPerSecond: s.opsPerSecond, cpuUsPerOp: cpuUsPerOp.get(id)! };
+  };
 
   // Each row is compared with the raw Txn at its concurrency; 256 callers with the raw Txn at 64,
-  // the reference the issue's targets use (a raw Txn does not get faster beyond 64 callers).
+  // (a raw Txn does not get faster beyond 64 callers).
   const rawRef = new Map<number, Summary>();
+  // ...and provider rows with the perfect batch that has as many keys in flight.
+  const perfectRef = new Map<number, Throughput>();
   for (const r of results.values()) {
     if (r.scenario.family === 'raw-txn') rawRef.set(r.scenario.callers, summaries.get(r.scenario.id)!);
+    if (r.scenario.family === 'raw-batch') perfectRef.set(r.scenario.callers * (r.scenario.keysPerCall ?? 1), throughput(r.scenario.id)!);
   }
   const raw64 = rawRef.get(64);
   if (raw64) rawRef.set(256, raw64);
@@ -35,26 +52,31 @@ export function assemble(results: ReadonlyMap<string, ScenarioResult>, held: rea
     const keys = s.keysPerCall ?? 1;
     const callers = s.callers * keys;
     const callersLabel = keys > 1 ? `${s.callers}×${keys}` : String(s.callers);
-    return { label: s.label, callers, callersLabel, summary, vsRawTxn: vsRaw({ callers, summary }, rawRef) };
+    const cpu = cpuUsPerOp.get(s.id)!;
+    const perfect = s.family.startsWith('provider') ? vsPerfect({ opsPerSecond: summary.opsPerSecond, cpuUsPerOp: cpu }, perfectRef.get(callers)) : '';
+    return { label: s.label, callers, callersLabel, summary, vsRawTxn: vsRaw({ callers, summary }, rawRef), cpuUsPerOp: cpu, vsPerfect: perfect };
   });
   // Only the burst has a throughput worth a row; the spread arrivals are paced on purpose.
   for (const h of held.filter((x) => x.arrival === 'burst')) {
     const summary = summarize(h.load);
     const label = `provider acquireLease, ${h.keys} keys held (60 s TTL)`;
-    rows.push({ label, callers: 256, callersLabel: '256', summary, vsRawTxn: vsRaw({ callers: 256, summary }, rawRef) });
+    rows.push({ label, callers: 256, callersLabel: '256', summary, vsRawTxn: vsRaw({ callers: 256, summary }, rawRef), cpuUsPerOp: Number.NaN, vsPerfect: '' });
   }
 
   const checks = checkTargets({
     rawTxnP50Ms: summaries.get('raw-txn-1')?.p50,
     acquireP50Ms: summaries.get('provider-acquire-1')?.p50,
-    rawTxn64OpsPerSecond: summaries.get('raw-txn-64')?.opsPerSecond,
-    acquire64OpsPerSecond: summaries.get('provider-acquire-64')?.opsPerSecond,
-    redis64OpsPerSecond: summaries.get('redis-set-nx-64')?.opsPerSecond,
+    acquire64: throughput('provider-acquire-64'),
+    perfect64: throughput('raw-batch-1x64'),
+    acquire256: throughput('provider-acquire-256'),
+    perfect256: throughput('raw-batch-4x64'),
     heldLeases: held.map((h) => ({ arrival: h.arrival, keys: h.keysHeld, liveLeases: h.liveLeases })),
+    hold1000Ttl15: providerHold(holds, 1000, 15_000),
+    hold2000Ttl3: providerHold(holds, 2000, 3_000),
   });
 
   const pairedRatios: Assembled['pairedRatios'] = {};
-  const pair = (name: string, a: string, b: string, field: 'p50' | 'opsPerSecond') => {
+  const pair = (name: string, a: string, b: string, field: 'p50' | 'opsPerSecond' | 'cpuUsPerOp') => {
     const ra = results.get(a)?.runs;
     const rb = results.get(b)?.runs;
     if (!ra || !rb || ra.length !== rb.length || ra.length === 0) return;
@@ -64,8 +86,11 @@ export function assemble(results: ReadonlyMap<string, ScenarioResult>, held: rea
   };
   pair('acquire p50 / raw Txn p50', 'provider-acquire-1', 'raw-txn-1', 'p50');
   pair('acquire shape p50 / raw Txn p50', 'raw-acquire-shape-1', 'raw-txn-1', 'p50');
+  pair('acquire ×64 / perfect batch 1×64 (keys/s)', 'provider-acquire-64', 'raw-batch-1x64', 'opsPerSecond');
+  pair('acquire ×256 / perfect batches 4×64 (keys/s)', 'provider-acquire-256', 'raw-batch-4x64', 'opsPerSecond');
+  pair('acquire ×64 CPU / perfect 1×64 CPU per key', 'provider-acquire-64', 'raw-batch-1x64', 'cpuUsPerOp');
+  pair('acquire ×256 CPU / perfect 4×64 CPU per key', 'provider-acquire-256', 'raw-batch-4x64', 'cpuUsPerOp');
   pair('acquire ×64 / raw Txn ×64 (ops/s)', 'provider-acquire-64', 'raw-txn-64', 'opsPerSecond');
   pair('acquire ×64 / Redis ×64 (ops/s)', 'provider-acquire-64', 'redis-set-nx-64', 'opsPerSecond');
-  pair('acquire ×64 / perfect batch 1×64 (ops/s)', 'provider-acquire-64', 'raw-batch-1x64', 'opsPerSecond');
-  return { summaries, rows, checks, pairedRatios };
+  return { summaries, cpuUsPerOp, rows, checks, pairedRatios };
 }

@@ -8,6 +8,8 @@ import { formatGrowth, memoryGrowth, type MemorySample } from './memory.js';
 import { formatChecks, formatTable, fmtRatio } from './report.js';
 import type { ScenarioResult } from './rounds.js';
 import { summarize } from './stats.js';
+import { formatHoldTable } from './hold-cost/hold-table.js';
+import type { HoldRun } from './hold-cost/run-holds.js';
 
 export interface RunOutput {
   startedAt: number;
@@ -17,6 +19,7 @@ export interface RunOutput {
   assembled: Assembled;
   held: readonly HeldLeasesResult[];
   memory: MemorySample[];
+  holdRun?: HoldRun | undefined;
 }
 
 /** The human part: table, memory, what the provider sent, paired ratios, target verdicts. */
@@ -39,6 +42,16 @@ export function printReport(out: RunOutput): void {
   for (const h of out.held) {
     const how = h.arrival === 'spread' ? `arriving over ${h.spreadMs / 1000} s` : 'acquired in one burst';
     console.log(`held keys: ${h.keysHeld} keys ${how}, TTL ${h.ttlMs / 1000} s → ${h.leasesCarryingKeys} etcd leases carry them, ${h.liveLeases} live leases in the cluster`);
+  }
+  if (out.holdRun) {
+    console.log('');
+    console.log('Hold cost: every lease renewed every TTL/3 on its own timer (proposals: etcd_server_proposals_committed_total; CPU: share of one core)');
+    console.log(formatHoldTable(out.holdRun.results));
+    const idle = out.holdRun.idle;
+    console.log(
+      `(idle, nothing held: ${idle.proposalsPerSecond.toFixed(1)} proposals/s, etcd members ${(idle.memberCores * 100).toFixed(0)} % of a core, ` +
+        `this process ${(idle.clientCores * 100).toFixed(0)} % — included in every row)`,
+    );
   }
   for (const [name, r] of Object.entries(assembled.pairedRatios)) {
     console.log(`paired ${name}: median ${fmtRatio(r.median)} over rounds [${r.perRound.map(fmtRatio).join(', ')}]`);
@@ -73,6 +86,8 @@ export function writeJson(out: RunOutput, path: string | undefined, errors: numb
     heldLeases: out.held.map((h) => ({ ...h, load: summarize(h.load) })),
     memory: out.memory,
     memoryGrowth: memoryGrowth(out.memory),
+    cpuUsPerOp: Object.fromEntries(out.assembled.cpuUsPerOp),
+    holdCost: out.holdRun,
     pairedRatios: out.assembled.pairedRatios,
     targets: out.assembled.checks,
     errors,

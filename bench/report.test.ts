@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatChecks, formatTable, fmtMs, vsRaw } from './report.js';
+import { formatChecks, formatTable, fmtMs, vsPerfect, vsRaw } from './report.js';
 import { LatencyHistogram } from './histogram.js';
 import { summarize } from './stats.js';
 
@@ -21,13 +21,18 @@ describe('report', () => {
   });
 
   it('prints a markdown table with one row per scenario', () => {
-    const table = formatTable([{ label: 'raw Txn', callers: 1, callersLabel: '1', summary: summary(1.5, 600), vsRawTxn: '1.00× p50' }]);
+    const table = formatTable([{ label: 'raw Txn', callers: 1, callersLabel: '1', summary: summary(1.5, 600), vsRawTxn: '1.00× p50', cpuUsPerOp: 30, vsPerfect: '' }]);
     const lines = table.split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^\| operation .*\| vs raw Txn \|$/);
+    expect(lines[0]).toMatch(/^\| operation .*\| CPU µs\/op \| vs raw Txn \| vs perfect batch \|$/);
     expect(lines[1]).toMatch(/^\|-+\|-+:\|/);
     expect(lines[2]).toContain('| raw Txn ');
     expect(lines[2]).toContain('1.50');
+  });
+
+  it('compares a provider row with the perfect batch in keys/s and CPU per key', () => {
+    expect(vsPerfect({ opsPerSecond: 18_000, cpuUsPerOp: 24 }, { opsPerSecond: 20_000, cpuUsPerOp: 16 })).toBe('0.90× keys/s, 1.50× CPU');
+    expect(vsPerfect({ opsPerSecond: 1, cpuUsPerOp: 1 }, undefined)).toBe('');
   });
 
   it('formats milliseconds with precision that fits their size', () => {

@@ -10,6 +10,10 @@ export interface TableRow {
   summary: Summary;
   /** Comparison with the raw Txn at the same concurrency, already formatted (e.g. `1.04× p50`). */
   vsRawTxn: string;
+  /** This process's CPU per operation (per key for batches), µs. */
+  cpuUsPerOp: number;
+  /** Provider rows: keys/s and CPU per key against the perfect batch with the same keys in flight, formatted. */
+  vsPerfect: string;
 }
 
 /**
@@ -24,7 +28,7 @@ export function vsRaw(row: { callers: number; summary: Summary }, rawByCallers: 
 }
 
 export function formatTable(rows: readonly TableRow[]): string {
-  const header = ['operation', 'callers', 'ops', 'errors', 'p50 ms', 'p99 ms', 'ops/s', 'vs raw Txn'];
+  const header = ['operation', 'callers', 'ops', 'errors', 'p50 ms', 'p99 ms', 'ops/s', 'CPU µs/op', 'vs raw Txn', 'vs perfect batch'];
   const body = rows.map((r) => [
     r.label,
     r.callersLabel,
@@ -33,18 +37,30 @@ export function formatTable(rows: readonly TableRow[]): string {
     fmtMs(r.summary.p50),
     fmtMs(r.summary.p99),
     fmtRate(r.summary.opsPerSecond),
+    Number.isFinite(r.cpuUsPerOp) ? r.cpuUsPerOp.toFixed(1) : '—',
     r.vsRawTxn,
+    r.vsPerfect,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) =>
-    '| ' + cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ') + ' |';
-  const rule = '|' + widths.map((w, i) => (i === 0 || i === widths.length - 1 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|';
+  const text = (i: number) => i === 0 || i >= cells - 2; // label and the ratio columns are left-aligned
+  const cells = header.length;
+  const line = (row: string[]) => '| ' + row.map((c, i) => (text(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ') + ' |';
+  const rule = '|' + widths.map((w, i) => (text(i) ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|';
   return [line(header), rule, ...body.map(line)].join('\n');
 }
 
 export function formatChecks(checks: readonly TargetCheck[], asserted: boolean): string {
   const note = asserted ? '' : ' (smoke run: reported, not asserted)';
   return checks.map((c) => `${c.verdict} ${c.name}: ${c.detail}${note}`).join('\n');
+}
+
+/**
+ * A provider row against the perfect batch with the same keys in flight: keys/s (≥ 0.9× is the target) and client
+ * CPU per key (≤ 1.4×).
+ */
+export function vsPerfect(row: { opsPerSecond: number; cpuUsPerOp: number }, perfect: { opsPerSecond: number; cpuUsPerOp: number } | undefined): string {
+  if (!perfect) return '';
+  return `${fmtRatio(row.opsPerSecond / perfect.opsPerSecond)} keys/s, ${fmtRatio(row.cpuUsPerOp / perfect.cpuUsPerOp)} CPU`;
 }
 
 export function fmtMs(ms: number): string {

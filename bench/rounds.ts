@@ -21,6 +21,8 @@ export interface RunRecord {
   opsPerSecond: number;
   firstError?: string;
   probe?: ProbeCounts;
+  /** This process's CPU (user + system) over the run, per operation (per key for batches), in µs. */
+  cpuUsPerOp: number;
   /** Untimed clean-up after the run (delete + compact). */
   resetMs: number;
 }
@@ -31,6 +33,9 @@ export interface ScenarioResult {
   measurements: Measurement[];
   /** Provider scenarios only: what the provider sent, summed over rounds. */
   probe: ProbeCounts;
+  /** This process's CPU over every timed run, in µs, and the operations (keys) it served. */
+  cpuMicros: number;
+  cpuOps: number;
 }
 
 export interface RoundsOptions {
@@ -52,7 +57,7 @@ export interface RoundsOptions {
 export async function runRounds(scenarios: readonly Scenario[], options: RoundsOptions): Promise<Map<string, ScenarioResult>> {
   const { clients, probe, log } = options;
   const reset = new EtcdReset(clients.etcd);
-  const results = new Map<string, ScenarioResult>(scenarios.map((s) => [s.id, { scenario: s, runs: [], measurements: [], probe: emptyCounts() }]));
+  const results = new Map<string, ScenarioResult>(scenarios.map((s) => [s.id, { scenario: s, runs: [], measurements: [], probe: emptyCounts(), cpuMicros: 0, cpuOps: 0 }]));
 
   log(`warm-up: ${options.warmupMs} ms per scenario`);
   for (const s of scenarios) {
@@ -63,13 +68,15 @@ export async function runRounds(scenarios: readonly Scenario[], options: RoundsO
   for (let round = 0; round < options.rounds; round++) {
     for (const s of roundOrder(scenarios, round)) {
       probe.take();
-      const { load, resetMs } = await runOnce(s, `r${round}-${s.id}`, options.phaseMs, clients, reset);
+      const { load, resetMs, cpuMicros } = await runOnce(s, `r${round}-${s.id}`, options.phaseMs, clients, reset);
       const counts = probe.take();
       const isProvider = s.family.startsWith('provider');
       if (isProvider) options.memory.push(sampleMemory(`after ${s.id} round ${round + 1}`));
       const sum = perKey(summarize(load), s.keysPerCall ?? 1);
       const result = results.get(s.id)!;
       result.measurements.push(load);
+      result.cpuMicros += cpuMicros;
+      result.cpuOps += sum.ops;
       const record: RunRecord = {
         round: round + 1,
         ops: sum.ops,
@@ -78,6 +85,7 @@ export async function runRounds(scenarios: readonly Scenario[], options: RoundsO
         p50: sum.p50,
         p99: sum.p99,
         opsPerSecond: sum.opsPerSecond,
+        cpuUsPerOp: cpuMicros / Math.max(1, sum.ops),
         resetMs,
       };
       if (load.firstError) record.firstError = load.firstError;
@@ -92,21 +100,29 @@ export async function runRounds(scenarios: readonly Scenario[], options: RoundsO
   return results;
 }
 
-async function runOnce(s: Scenario, runId: string, durationMs: number, clients: BenchClients, reset: EtcdReset): Promise<{ load: LoadResult; resetMs: number }> {
+/**
+ * One timed run. Client CPU is `process.cpuUsage()` over exactly the timed load: everything this process did for
+ * it (the client's encoding and the provider's own work), and nothing of the untimed prepare, clean-up and reset.
+ */
+async function runOnce(s: Scenario, runId: string, durationMs: number, clients: BenchClients, reset: EtcdReset): Promise<{ load: LoadResult; resetMs: number; cpuMicros: number }> {
   const prepared = await s.prepare(clients, runId);
   let load: LoadResult;
+  let cpuMicros: number;
   try {
+    const cpuFrom = process.cpuUsage();
     load = await runLoad(prepared.op, { callers: s.callers, durationMs, maxOps: MAX_OPS_PER_RUN });
+    const cpu = process.cpuUsage(cpuFrom);
+    cpuMicros = cpu.user + cpu.system;
   } finally {
     await prepared.cleanup?.();
   }
   const { ms } = await reset.run();
-  return { load, resetMs: ms };
+  return { load, resetMs: ms, cpuMicros };
 }
 
 function progressLine(round: number, rounds: number, s: Scenario, r: RunRecord): string {
   const p = r.probe;
   const batch = p ? `  batch ${(p.ops / Math.max(1, p.txns)).toFixed(1)}, grants ${p.grants}, waits on grant ${p.blockingLeaseLookups}` : '';
   const errors = r.errors ? `  ERRORS ${r.errors} (${r.firstError})` : '';
-  return `round ${round + 1}/${rounds} ${s.id.padEnd(22)} ${fmtRate(r.opsPerSecond).padStart(7)} ops/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${errors}${batch}`;
+  return `round ${round + 1}/${rounds} ${s.id.padEnd(22)} ${fmtRate(r.opsPerSecond).padStart(7)} ops/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms  CPU ${r.cpuUsPerOp.toFixed(1)} µs/op${errors}${batch}`;
 }

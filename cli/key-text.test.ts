@@ -35,4 +35,10 @@ describe('parseTextArg', () => {
     expect(() => parseTextArg('KEY', '"\\x"')).toThrow(/KEY: looks JSON-quoted/);
     expect(() => parseTextArg('KEY', '""')).toThrow(/must not be empty/);
   });
+
+  it('accepts an empty value where one is allowed (run metadata), given bare or JSON-quoted', () => {
+    expect(parseTextArg('--metadata', '', { allowEmpty: true })).toBe('');
+    expect(parseTextArg('--metadata', '""', { allowEmpty: true })).toBe('');
+    expect(parseTextArg('--metadata', '"run\\u00001"', { allowEmpty: true })).toBe('run\u00001');
+  });
 });

@@ -19,9 +19,9 @@ export function quote(text: string): string {
  * A key or owner given on the command line. A shell cannot pass a NUL byte in an argument, so an
  * argument that is a JSON string literal (starts and ends with `"`, as `list` prints keys) is
  * decoded; anything else is taken literally. A key that itself starts and ends with `"` must
- * therefore be given JSON-quoted.
+ * therefore be given JSON-quoted. Keys and owners cannot be empty; run metadata can (`allowEmpty`).
  */
-export function parseTextArg(name: string, arg: string): string {
+export function parseTextArg(name: string, arg: string, options: { allowEmpty?: boolean } = {}): string {
   if (arg.length >= 2 && arg.startsWith('"') && arg.endsWith('"')) {
     let decoded: unknown;
     try {
@@ -32,6 +32,6 @@ export function parseTextArg(name: string, arg: string): string {
     if (typeof decoded !== 'string') throw new UsageError(`${name}: must decode to a string`);
     arg = decoded;
   }
-  if (arg.length === 0) throw new UsageError(`${name}: must not be empty`);
+  if (arg.length === 0 && options.allowEmpty !== true) throw new UsageError(`${name}: must not be empty`);
   return arg;
 }

@@ -1,70 +1,120 @@
 import type { Etcd3, IKeyValue } from 'etcd3';
-import { decodeKey, encodeKey } from '../src/keys/key-codec.js';
+import { encodeKey } from '../src/keys/key-codec.js';
+import { decodeDeleteRevision, deleteRevisionTxn } from '../src/operations/delete-revision.js';
+import type { TxnResponse } from '../src/operations/etcd-txn.js';
+import { countRange } from '../src/reads/count-range.js';
+import { pagedRange } from '../src/reads/paged-range.js';
+import { etcdRangeCall, type RangeCall } from '../src/reads/range-call.js';
 import { CallRunner } from '../src/transport/call-runner.js';
-import { POLICY } from '../src/transport/policy.js';
 import { createEtcdClient } from '../src/transport/etcd-client.js';
+import { POLICY } from '../src/transport/policy.js';
 import { clientOptions, type ConnectionSettings } from './connection.js';
+import { storedLease, type StoredLease } from './lease-row.js';
+import { LeaseTtls } from './lease-ttls.js';
 
-/** One lease as `list --json` and `get --json` print it; the field set is part of the CLI's contract. */
-export interface LeaseRow {
-  /** The lease key as the provider's callers name it (prefix stripped). */
-  key: string;
-  owner: string;
-  /** Decimal etcd mod revision of the key: the holder's fencing token. */
-  fencingToken: string;
-  /** Whole seconds the server still counts, in ms; 0 when it is about to vanish; null when the key has no etcd lease. */
-  ttlRemainingMs: number | null;
+export type { LeaseRow, StoredLease } from './lease-row.js';
+
+/** One page of a listing: every lease in it was read at `revision`. */
+export interface LeasePage {
+  leases: StoredLease[];
+  revision: string;
 }
 
+export interface PageOptions {
+  /** Most keys per request. */
+  maxKeys?: number;
+  /** Read this revision's snapshot. @default the first page's */
+  revision?: string;
+  signal?: AbortSignal;
+  /** Keep only the leases this accepts (a kept page may be empty). */
+  where?: (lease: StoredLease) => boolean;
+  /** Look up remaining TTLs. @default true */
+  ttl?: boolean;
+}
+
+/** What `deleteTenure` did. */
+export type TenureDelete =
+  | { kind: 'deleted' }
+  /** The key is absent: freed meanwhile (released, expired, deleted) — or by this call's own earlier attempt. */
+  | { kind: 'absent' }
+  /** The key holds another version than the one named; it was left alone. */
+  | { kind: 'changed'; current: StoredLease };
+
 /**
- * Read-only views and the forced delete, straight on etcd (no provider semantics needed): the
- * provider's own client settings (no blind global retry, a breaker per member) and its retry
- * runner, so a dead member costs one attempt and the whole call stays inside `--timeout`.
+ * Read-only views and the forced delete, straight on etcd (no provider semantics needed): the provider's own client
+ * settings (no blind global retry, a breaker per member) and its retry runner, so a dead member costs one attempt
+ * and each request stays inside `--timeout`. Listings are paged (src/reads), so their memory stays flat.
  */
 export class LeaseStore {
   readonly client: Etcd3;
   private readonly runner: CallRunner;
   private readonly prefixBytes: Buffer;
+  private readonly range: RangeCall;
+  private readonly ttls: LeaseTtls;
 
   constructor(private readonly settings: ConnectionSettings) {
     const attemptTimeoutMs = Math.min(POLICY.cliAttemptTimeoutMs, settings.timeoutMs);
     this.client = createEtcdClient(clientOptions(settings), settings.hosts, attemptTimeoutMs);
     this.runner = new CallRunner(attemptTimeoutMs, settings.prefix);
     this.prefixBytes = Buffer.from(settings.prefix, 'utf8');
-  }
-
-  async list(): Promise<LeaseRow[]> {
-    const res = await this.call('list', (deadline) => this.client.getAll().prefix(this.prefixBytes).options({ deadline }).exec());
-    return this.rows(res.kvs);
-  }
-
-  async get(key: string): Promise<LeaseRow | undefined> {
-    const etcdKey = this.etcdKey(key);
-    const res = await this.call('get', (deadline) => this.client.kv.range({ key: etcdKey }, { deadline }));
-    return (await this.rows(res.kvs))[0];
+    // --timeout bounds each request (each page of a listing), not a whole listing of any length.
+    this.range = etcdRangeCall(this.client, this.runner, 'range', (signal) => ({ deadlineMs: settings.timeoutMs, signals: signal === undefined ? [] : [signal] }));
+    this.ttls = new LeaseTtls((leaseId) => this.ttlRemainingMs(leaseId));
   }
 
   /**
-   * Deletes the key whoever holds it. Returns the owner it had, or undefined when it was already
-   * free. Safe to resend: a second delete of a deleted key deletes nothing.
+   * Every lease under the prefix, page by page, all read at the first page's revision (one snapshot). `where` keeps
+   * some; the kept ones get their remaining TTL (read as the page is: TTLs are not versioned) unless `ttl` is false.
    */
-  async forceDelete(key: string): Promise<string | undefined> {
-    const etcdKey = this.etcdKey(key);
-    const res = await this.call('release --force', (deadline) =>
-      this.client.kv.deleteRange({ key: etcdKey, prev_kv: true }, { deadline }),
-    );
-    const previous = res.prev_kvs[0];
-    return previous === undefined ? undefined : previous.value.toString('utf8');
+  async *pages(options: PageOptions = {}): AsyncGenerator<LeasePage, void, undefined> {
+    const { where, ttl = true, ...read } = options;
+    for await (const page of pagedRange(this.range, { prefix: this.prefixBytes, ...read })) {
+      const kept = page.kvs.map((kv) => storedLease(this.prefixBytes, kv, null)).filter((lease) => where === undefined || where(lease));
+      if (ttl) {
+        const ttls = await this.ttls.resolve(kept.map((lease) => lease.leaseId));
+        for (const lease of kept) lease.ttlRemainingMs = ttls.get(lease.leaseId) ?? null;
+      }
+      yield { leases: kept, revision: page.revision };
+    }
   }
 
-  /** Deletes every key under the prefix; returns how many there were. */
+  /** How many leases there are under the prefix, and at which revision: one request, however many. */
+  count(signal?: AbortSignal): Promise<{ count: number; revision: string }> {
+    return countRange(this.range, { prefix: this.prefixBytes, ...(signal === undefined ? {} : { signal }) });
+  }
+
+  /** One lease, with its remaining TTL; undefined when the key is free. */
+  async get(key: string): Promise<StoredLease | undefined> {
+    const kv = await this.read(key);
+    if (kv === undefined) return undefined;
+    const ttls = await this.ttls.resolve([kv.lease]);
+    return storedLease(this.prefixBytes, kv, ttls.get(kv.lease) ?? null);
+  }
+
+  /** The key as stored (no TTL lookup), for `release --force` to show and then delete exactly that version. */
+  async holder(key: string): Promise<StoredLease | undefined> {
+    const kv = await this.read(key);
+    return kv === undefined ? undefined : storedLease(this.prefixBytes, kv, null);
+  }
+
+  /**
+   * Deletes the key only while it is still the version with mod revision `fencingToken`, whoever holds it
+   * (operations/delete-revision.ts). A retry of an attempt whose answer was lost, or a delete sent long after the
+   * read, can therefore never remove a later write: a renewal, a transfer or a new tenure has another revision.
+   */
+  async deleteTenure(key: string, fencingToken: string): Promise<TenureDelete> {
+    const etcdKey = this.etcdKey(key);
+    const response = await this.call('release --force', (deadline) => this.client.kv.txn(deleteRevisionTxn(etcdKey, fencingToken), { deadline }) as unknown as Promise<TxnResponse>);
+    const outcome = decodeDeleteRevision({ succeeded: response.succeeded, responses: response.responses ?? [], revision: response.header?.revision ?? '0' });
+    if (outcome.deleted) return { kind: 'deleted' };
+    if (outcome.current === undefined) return { kind: 'absent' };
+    return { kind: 'changed', current: storedLease(this.prefixBytes, outcome.current, null) };
+  }
+
+  /** Deletes every key under the prefix; returns how many there were. One DeleteRange: nothing is read back. */
   async deleteAll(): Promise<number> {
     const res = await this.call('delete prefix', (deadline) => this.client.delete().prefix(this.prefixBytes).options({ deadline }).exec());
     return Number(res.deleted);
-  }
-
-  keyOf(kv: IKeyValue): string {
-    return decodeKey(this.prefixBytes, kv.key);
   }
 
   get prefixBuffer(): Buffer {
@@ -75,30 +125,17 @@ export class LeaseStore {
     this.client.close();
   }
 
+  private async read(key: string): Promise<IKeyValue | undefined> {
+    const etcdKey = this.etcdKey(key);
+    const res = await this.call('get', (deadline) => this.client.kv.range({ key: etcdKey }, { deadline }));
+    return res.kvs[0];
+  }
+
   private etcdKey(key: string): Buffer {
     return encodeKey(this.prefixBytes, key);
   }
 
-  private async rows(kvs: IKeyValue[]): Promise<LeaseRow[]> {
-    // Keys share pooled etcd leases, so ask about each lease once.
-    const ttls = new Map<string, Promise<number | null>>();
-    const ttlOf = (lease: string): Promise<number | null> => {
-      let ttl = ttls.get(lease);
-      if (ttl === undefined) ttls.set(lease, (ttl = this.ttlRemainingMs(lease)));
-      return ttl;
-    };
-    return Promise.all(
-      kvs.map(async (kv) => ({
-        key: this.keyOf(kv),
-        owner: kv.value.toString('utf8'),
-        fencingToken: kv.mod_revision,
-        ttlRemainingMs: await ttlOf(kv.lease),
-      })),
-    );
-  }
-
   private async ttlRemainingMs(lease: string): Promise<number | null> {
-    if (lease === '0') return null;
     const res = await this.call('leaseTimeToLive', (deadline) => this.client.leaseClient.leaseTimeToLive({ ID: lease }, { deadline }));
     // -1: the lease is gone and its keys are being deleted.
     return Math.max(0, Number(res.TTL)) * 1000;

@@ -6,15 +6,17 @@ import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';
 import { listCommand } from './commands/list.js';
 import { releaseCommand } from './commands/release.js';
+import { statsCommand } from './commands/stats.js';
 import { watchCommand } from './commands/watch.js';
 import { WORKER_COMMAND } from './demo/worker-protocol.js';
 import { describeError } from './describe-error.js';
+import { errorHint } from './error-hint.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isUsageError } from './usage-error.js';
 
 /** This file, as run: the demo forks it again (hidden `__demo-worker` command) for its worker processes. */
 const CLI_ENTRY = fileURLToPath(import.meta.url);
 
-const commands: readonly Command[] = [listCommand, getCommand, releaseCommand, watchCommand, demoCommand(CLI_ENTRY)];
+const commands: readonly Command[] = [listCommand, statsCommand, getCommand, releaseCommand, watchCommand, demoCommand(CLI_ENTRY)];
 
 const HELP = `Usage: etcd-lease <command> [options]
 
@@ -24,7 +26,8 @@ Commands:
 ${commands.map((c) => `  ${c.name.padEnd(9)}${c.summary}`).join('\n')}
 
 Run \`etcd-lease <command> --help\` for a command's options.
-Exit codes: 0 ok; 1 the operation failed (etcd unreachable, access refused, the lease is not yours);
+Exit codes: 0 ok; 1 the operation failed (etcd unreachable, access refused, the lease is not yours,
+a message over a size limit);
 2 usage error (unknown command or flag, missing argument, unusable TLS material).`;
 
 async function main(argv: string[]): Promise<number> {
@@ -65,11 +68,12 @@ async function main(argv: string[]): Promise<number> {
 // would just end, with exit code 0 and nothing printed.
 const keepAlive = setInterval(() => {}, 1 << 30);
 
-main(process.argv.slice(2)).then(finish, (error: unknown) => {
+const argv = process.argv.slice(2);
+main(argv).then(finish, (error: unknown) => {
   // The provider rejects bad input (an unreadable PEM in --cert, a key over etcd's size limit) with
   // ELEASE_INVALID_ARGUMENT before sending anything: from the command line, that is a usage error.
-  // A request the server refused (ELEASE_REJECTED, e.g. over its --max-request-bytes) was well formed
-  // and sent: the operation failed, exit 1, like every other error below.
+  // A request the server refused (ELEASE_REJECTED; ELEASE_TOO_LARGE over its --max-request-bytes) was
+  // well formed and sent: the operation failed, exit 1, like every other error below.
   if (isLeaseError(error) && error.code === 'ELEASE_INVALID_ARGUMENT') {
     printError(`etcd-lease: ${describeError(error)}`);
     finish(EXIT_USAGE);
@@ -78,8 +82,8 @@ main(process.argv.slice(2)).then(finish, (error: unknown) => {
     printError(`${where}: ${error.message}\nRun \`${where} --help\` for usage.`);
     finish(EXIT_USAGE);
   } else {
-    const hint = isLeaseError(error) && error.code === 'ELEASE_UNAVAILABLE' ? '\nIs etcd running at --endpoints / ETCD_ENDPOINTS (default 127.0.0.1:2379)?' : '';
-    printError(`etcd-lease: ${describeError(error)}${hint}`);
+    const hint = errorHint(error, argv[0]);
+    printError(`etcd-lease: ${describeError(error)}${hint === '' ? '' : `\n${hint}`}`);
     finish(EXIT_FAILED);
   }
 });

@@ -6,6 +6,8 @@
  * can be cut off, slowed down or made to lose replies.
  */
 
+import { chooseLauncher } from './launcher-choice.js';
+
 export type ClusterDriverName = 'process' | 'container';
 
 /** What a member is doing, as far as the cluster knows; a member that exited by itself counts as killed. */
@@ -15,8 +17,9 @@ export interface ClusterOptions {
   /** Number of members. @default 3 */
   size?: number;
   /**
-   * How members run: `etcd` child processes (ETCD_BIN, else `etcd` from PATH), or containers of
-   * ETCD_TEST_IMAGE (needs the devDependency `testcontainers` and a Docker engine). @default 'process'
+   * How members run: `etcd` child processes (ETCD_BIN, else `etcd` from PATH), or containers of ETCD_IMAGE
+   * (needs the devDependency `testcontainers` and a Docker engine). @default ETCD_DRIVER, else the first
+   * that can run here, in that order (see `chooseLauncher`)
    */
   driver?: ClusterDriverName;
   /**
@@ -82,6 +85,11 @@ export interface EtcdCluster {
    * believe in different leaders — or rejects after timeoutMs (default 15 s).
    */
   leader(timeoutMs?: number): Promise<number>;
+  /**
+   * Whether member i itself, asked on its own port (never through a proxy), follows or is a leader; false while
+   * it knows none (a follower that stopped hearing the leader), undefined when it does not answer.
+   */
+  knowsLeader(i: number): Promise<boolean | undefined>;
   /** SIGKILL (container: docker kill); resolves once the member is gone and its ports are free. */
   kill(i: number): Promise<void>;
   /** Starts a killed member again with the same data dir and ports; waits until it serves. */
@@ -114,22 +122,23 @@ export interface FaultableCluster extends EtcdCluster {
   dropResponses(i: number, on: boolean): Promise<void>;
 }
 
-/** Starts a cluster; resolves once every member serves linearizable reads. */
+/**
+ * Starts a cluster; resolves once every member serves linearizable reads. Rejects with `NoEtcdError`
+ * when there is neither an etcd binary nor a Docker engine.
+ */
 export function startCluster(options: ClusterOptions & { faultProxies: true }): Promise<FaultableCluster>;
 export function startCluster(options?: ClusterOptions): Promise<EtcdCluster>;
 export async function startCluster(options: ClusterOptions = {}): Promise<EtcdCluster> {
-  const driver = options.driver ?? 'process';
-  // Imported lazily: a process-driver run (the shipped demo among them) never loads testcontainers.
-  switch (driver) {
-    case 'process': {
-      const { startProcessCluster } = await import('./process-driver.js');
-      return startProcessCluster(options);
-    }
-    case 'container': {
-      const { startContainerCluster } = await import('./container-driver.js');
-      return startContainerCluster(options);
-    }
-    default:
-      throw new Error(`options.driver must be 'process' or 'container', got '${String(driver)}'`);
+  const driver = options.driver;
+  if (driver !== undefined && driver !== 'process' && driver !== 'container') {
+    throw new Error(`options.driver must be 'process' or 'container', got '${String(driver)}'`);
   }
+  const launcher = await chooseLauncher(driver);
+  // Imported lazily: a process-driver run (the shipped demo among them) never loads testcontainers.
+  if (launcher.driver === 'process') {
+    const { startProcessCluster } = await import('./process-driver.js');
+    return startProcessCluster(options, launcher.bin);
+  }
+  const { startContainerCluster } = await import('./container-driver.js');
+  return startContainerCluster(options, launcher.image);
 }

@@ -2,30 +2,26 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import type { getContainerRuntimeClient } from 'testcontainers';
 import type { ClusterOptions } from './cluster.js';
+import { ensureEtcdImage } from './etcd-image.js';
 import { onProcessExit } from './exit-cleanup.js';
 import { launchCluster } from './launch.js';
 import type { ManagedCluster } from './managed-cluster.js';
 import { runningMember, unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
 
 /**
- * Runs each member in a container of ETCD_TEST_IMAGE (built offline by cluster/build-etcd-image.sh).
- * Host networking, with etcd bound to 127.0.0.1 by its flags: the in-process fault proxies
- * reach members exactly as they reach child processes, and nothing uses a bridge network.
+ * Runs each member in a container of `image` (the official etcd image, or one built offline by
+ * cluster/build-etcd-image.sh). Host networking, with etcd bound to 127.0.0.1 by its flags: the in-process
+ * fault proxies reach members exactly as they reach child processes, and nothing uses a bridge network.
  */
-export async function startContainerCluster(options: ClusterOptions): Promise<ManagedCluster> {
-  // The reaper image cannot be pulled offline, and this driver removes its own containers
+export async function startContainerCluster(options: ClusterOptions, image: string): Promise<ManagedCluster> {
+  // The reaper image may not be pullable (offline), and this driver removes its own containers
   // (stop() and the exit hook), so default to no reaper unless the caller decided otherwise.
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
   // Loaded here, not at the top: testcontainers is a devDependency, and the built CLI, which bundles
   // this launcher for its demo, must load where it is not installed.
   const testcontainers = await import('testcontainers');
-  const image = process.env.ETCD_TEST_IMAGE || 'etcd-lease-provider/etcd:local';
   const runtime = await testcontainers.getContainerRuntimeClient();
-  // testcontainers pulls missing images; checking first keeps a missing build from turning
-  // into a registry lookup (none is reachable) and says how to fix it.
-  if (!(await runtime.image.exists(testcontainers.ImageName.fromString(image)))) {
-    throw new Error(`image ${image} is not on this Docker engine; build it with cluster/build-etcd-image.sh`);
-  }
+  await ensureEtcdImage(image);
   return launchCluster(new ContainerMemberDriver(testcontainers, image, runtime), options);
 }
 
@@ -60,12 +56,17 @@ class ContainerMemberDriver implements MemberDriver {
     const { GenericContainer, Wait } = this.testcontainers;
     const container = new GenericContainer(this.image)
       .withNetworkMode('host')
+      // The official image has no entrypoint (only a command); the locally built one has this same path.
+      .withEntrypoint(['/usr/local/bin/etcd'])
       // Same path inside as outside, so both drivers share one command line, and a restarted
       // container finds the data the killed one left.
       .withBindMounts([
         { source: member.dataDir, target: member.dataDir, mode: 'rw' },
         ...(member.readOnlyFiles ?? []).map((file) => ({ source: file, target: file, mode: 'ro' as const })),
       ])
+      // Whose container this is: a run that keeps its temp dirs in a folder of its own (CI) finds its
+      // leftovers by this label, and never touches a container it did not start.
+      .withLabels({ 'etcd-lease-provider.data-dir': member.dataDir })
       // Run as the host user so the data dir stays removable without root.
       .withUser(hostUser())
       .withCommand([...member.args])

@@ -70,6 +70,11 @@ export class ManagedCluster implements FaultableCluster {
     );
   }
 
+  async knowsLeader(i: number): Promise<boolean | undefined> {
+    const status = await fetchMemberStatus(this.member(i).clientPort, PROBE_TIMEOUT_MS, this.probeTls);
+    return status === undefined ? undefined : status.leaderId !== '0';
+  }
+
   async kill(i: number): Promise<void> {
     await this.driver.kill(this.member(i).index);
   }

@@ -7,10 +7,10 @@ import { launchCluster } from './launch.js';
 import type { ManagedCluster } from './managed-cluster.js';
 import { runningMember, unavailableReason, type MemberDriver, type MemberLaunch } from './member-driver.js';
 
-/** Runs each member as a child `etcd` process (ETCD_BIN, else `etcd` from PATH). */
-export function startProcessCluster(options: ClusterOptions): Promise<ManagedCluster> {
+/** Runs each member as a child process of the etcd binary `bin`. */
+export function startProcessCluster(options: ClusterOptions, bin: string): Promise<ManagedCluster> {
   const ownProcessGroup = (options.signals ?? 'caller') === 'caller';
-  return launchCluster(new ProcessMemberDriver(process.env.ETCD_BIN || 'etcd', ownProcessGroup), options);
+  return launchCluster(new ProcessMemberDriver(bin, ownProcessGroup), options);
 }
 
 interface RunningMember {
@@ -60,7 +60,7 @@ class ProcessMemberDriver implements MemberDriver {
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (error) =>
-        reject(new Error(`cannot run ${this.bin} (set ETCD_BIN to override): ${error.message}`)),
+        reject(new Error(`cannot run ${this.bin}: ${error.message}`)),
       );
     });
     const pid = child.pid!;

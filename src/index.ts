@@ -19,3 +19,5 @@ export type { LeaseHandle } from './handles/lease-handle.js';
 export type { LeaseEvent, LeaseEventListener, CircuitState } from './config/events.js';
 export { METER_NAME, METRIC } from './metrics/instruments.js';
 export { EtcdRequestRejectedError } from './errors/rejected.js';
+export { EtcdSizeLimitError, type SizeLimit } from './errors/size-limit.js';
+export { EtcdCompactedError } from './errors/compacted.js';

@@ -92,6 +92,7 @@ export class EtcdLeaseProvider implements LeaseProvider {
       own: ids,
       tenures: new TenureTable(),
       operations: internals.operations ?? OPERATIONS,
+      renewCoalesceMs: this.options.renewCoalesceMs,
     });
     this.leaseOps = this.createLeaseOps();
   }
@@ -116,23 +117,33 @@ export class EtcdLeaseProvider implements LeaseProvider {
    * owner and metadata already hold it; otherwise reports the holder. The last two arguments may also be
    * `(call)` alone, as before metadata existed.
    */
-  async acquireLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<AcquireResult> {
-    const sentAt = this.clock.now();
-    const args = splitMetadata('metadata', metadata, call);
-    const etcdKey = this.checkKey('acquireLease', key, owner);
-    const value = this.storedValue(etcdKey, owner, args.metadata);
-    checkTtl(ttlMs, this.options.leaseBucketMs);
-    return this.acquire(etcdKey, value, key, owner, ttlMs, sentAt, args.call);
+  acquireLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<AcquireResult> {
+    // Not an async function (hot path: no frame of its own); every error still arrives as a rejection.
+    try {
+      const sentAt = this.clock.now();
+      const args = splitMetadata('metadata', metadata, call);
+      const etcdKey = this.checkKey('acquireLease', key, owner);
+      const value = this.storedValue(etcdKey, owner, args.metadata);
+      checkTtl(ttlMs, this.options.leaseBucketMs);
+      return this.acquire(etcdKey, value, key, owner, ttlMs, sentAt, args.call);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** `true` while `owner` (with exactly this `metadata`) holds `key`; it then lasts at least `ttlMs` more. */
-  async renewLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<boolean> {
-    const sentAt = this.clock.now();
-    const args = splitMetadata('metadata', metadata, call);
-    const etcdKey = this.checkKey('renewLease', key, owner);
-    const value = this.storedValue(etcdKey, owner, args.metadata);
-    checkTtl(ttlMs, this.options.leaseBucketMs);
-    return this.observer.watchRenew(key, owner, this.renew(etcdKey, value, ttlMs, sentAt, args.call));
+  renewLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<boolean> {
+    // Not an async function (every held lease renews all the time); every error still arrives as a rejection.
+    try {
+      const sentAt = this.clock.now();
+      const args = splitMetadata('metadata', metadata, call);
+      const etcdKey = this.checkKey('renewLease', key, owner);
+      const value = this.storedValue(etcdKey, owner, args.metadata);
+      checkTtl(ttlMs, this.options.leaseBucketMs);
+      return this.observer.watchRenew(key, owner, this.renew(etcdKey, value, ttlMs, sentAt, args.call));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Deletes `key` if `owner` (with exactly this `metadata`) holds it; otherwise does nothing. */
@@ -206,9 +217,10 @@ export class EtcdLeaseProvider implements LeaseProvider {
    * on `close()`; a waiter that gives up never leaves the key held.
    */
   async waitForLease(key: string, owner: string, ttlMs: number, options?: WaitForLeaseOptions): Promise<WaitForLeaseResult> {
-    this.checkKey('waitForLease', key, owner);
+    const etcdKey = this.checkKey('waitForLease', key, owner);
     checkTtl(ttlMs, this.options.leaseBucketMs);
     checkWaitOptions(options);
+    this.storedValue(etcdKey, owner, options?.metadata);
     return (await waitForLease(this.leaseOps, key, owner, ttlMs, options)).result;
   }
 
@@ -217,9 +229,10 @@ export class EtcdLeaseProvider implements LeaseProvider {
    * `handle.signal` aborts as soon as the lease is known lost; `await using` releases it.
    */
   async hold(key: string, owner: string, ttlMs: number, options?: WaitForLeaseOptions): Promise<LeaseHandle> {
-    this.checkKey('hold', key, owner);
+    const etcdKey = this.checkKey('hold', key, owner);
     checkTtl(ttlMs, this.options.leaseBucketMs);
     checkWaitOptions(options);
+    this.storedValue(etcdKey, owner, options?.metadata);
     return hold(this.leaseOps, key, owner, ttlMs, options);
   }
 
@@ -236,11 +249,13 @@ export class EtcdLeaseProvider implements LeaseProvider {
   }
 
   private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireResult> {
-    return this.observer.timeAcquire(key, owner, async () => {
+    // Promise callbacks rather than an async closure: this wraps every acquire (hot path).
+    return this.observer.timeAcquire(key, owner, () => {
       const request = { etcdKey, value, ttlMs, sentAt };
-      const answer = await this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt));
-      if (!answer.acquired) return answer.holder === undefined ? { acquired: false } : { acquired: false, owner: decodeLeaseValue(answer.holder).owner };
-      return this.options.contractResults ? { acquired: true, owner } : { acquired: true, owner, fencingToken: answer.revision };
+      return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt)).then((answer): AcquireResult => {
+        if (!answer.acquired) return answer.holder === undefined ? { acquired: false } : { acquired: false, owner: decodeLeaseValue(answer.holder).owner };
+        return this.options.contractResults ? { acquired: true, owner } : { acquired: true, owner, fencingToken: answer.revision };
+      });
     });
   }
 
@@ -257,10 +272,14 @@ export class EtcdLeaseProvider implements LeaseProvider {
   /** The provider as waiters and handles use it: arguments already checked, no `assertOpen` (they clean up during close). */
   private createLeaseOps(): LeaseOps {
     return {
-      acquire: (key, owner, ttlMs) => this.acquire(this.encode(key), encodeLeaseValue(owner), key, owner, ttlMs, this.clock.now()),
-      renew: (key, owner, ttlMs, call) => this.renew(this.encode(key), encodeLeaseValue(owner), ttlMs, this.clock.now(), call), // handles report their own losses
-      release: (key, owner) => this.release(this.encode(key), encodeLeaseValue(owner), this.budget(undefined)),
-      releaseWrite: (key, owner, token) => this.release(this.encode(key), encodeLeaseValue(owner), this.budget(undefined), token),
+      acquire: (key, owner, ttlMs, metadata) =>
+        this.acquire(this.encode(key), encodeLeaseValue(owner, metadata), key, owner, ttlMs, this.clock.now()),
+      // handles report their own losses
+      renew: (key, owner, ttlMs, call, metadata) =>
+        this.renew(this.encode(key), encodeLeaseValue(owner, metadata), ttlMs, this.clock.now(), call),
+      release: (key, owner, metadata) => this.release(this.encode(key), encodeLeaseValue(owner, metadata), this.budget(undefined)),
+      releaseWrite: (key, owner, token, metadata) =>
+        this.release(this.encode(key), encodeLeaseValue(owner, metadata), this.budget(undefined), token),
       watch: (key, onEvent, startRevision) => {
         const builder = this.client.watch().key(this.encode(key));
         if (startRevision !== undefined) builder.startRevision(startRevision);

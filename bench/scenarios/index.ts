@@ -10,8 +10,9 @@ import type { Scenario } from './scenario.js';
 /**
  * Every scenario, in the order a round runs them (odd rounds run it backwards, see schedule.ts).
  * What the targets compare sits side by side so that each pair runs seconds apart: the raw Txn, the
- * provider's transaction sent raw, and the provider at one caller; the raw Txn ×64, the perfect batch
- * and the provider ×64; Redis ×64 right after the provider phases.
+ * provider's transaction sent raw, and the provider at one caller; the raw Txn ×64, the perfect batch 1×64
+ * and the provider ×64; the provider ×256 and the perfect batches 4×64 (the same keys in flight); Redis ×64
+ * right after the provider phases.
  */
 export function allScenarios(): Scenario[] {
   return [
@@ -25,6 +26,7 @@ export function allScenarios(): Scenario[] {
     rawAcquireBatch(1, 64),
     providerAcquire(64),
     providerAcquire(256),
+    rawAcquireBatch(4, 64),
     providerMixed(64),
     redisSetNx(64),
     leasePerKey(64),

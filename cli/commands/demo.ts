@@ -14,7 +14,8 @@ export function demoCommand(cliEntry: string): Command {
     help: `Usage: etcd-lease demo [--duration S] [--workers N] [--keys N] [--ttl MS] [--report PATH] [connection flags]
 
 Without ETCD_ENDPOINTS (or --endpoints): starts a local 3-member etcd cluster (the \`etcd\`
-binary on PATH, or ETCD_BIN) on free 127.0.0.1 ports, runs worker processes that contend for
+binary on PATH or ETCD_BIN, else containers of ETCD_IMAGE — default the official etcd image,
+v3.5 — when a Docker engine runs) on free 127.0.0.1 ports, runs worker processes that contend for
 thread keys the way Mastra does (acquire, renew every ttl/3, hand over with transferLease,
 release), kills the leader and restarts it, pauses a member (SIGSTOP), and shows it live.
 With ETCD_ENDPOINTS: runs against that cluster under a unique prefix, kills nothing, and

@@ -1,28 +1,40 @@
-import { EtcdLeaseProvider } from '../../src/provider.js';
 import { parseArgs } from 'node:util';
+import { EtcdLeaseProvider } from '../../src/provider.js';
+import type { LeaseRecord } from '../../src/results.js';
 import { parsing, positionals } from '../args.js';
 import { print, printError, type Command } from '../command.js';
 import { CONNECTION_HELP, clientOptions, connectionOptions, resolveConnection, type ConnectionSettings } from '../connection.js';
 import { parseTextArg, quote } from '../key-text.js';
+import { holderText } from '../lease-row.js';
 import { LeaseStore } from '../lease-store.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from '../usage-error.js';
 
 export const releaseCommand: Command = {
   name: 'release',
-  summary: 'release a lease as its owner (--owner O) or whoever holds it (--force)',
-  help: `Usage: etcd-lease release KEY --owner OWNER [connection flags]
-       etcd-lease release KEY --force [connection flags]
+  summary: 'release a lease as its owner (--owner O [--metadata M]) or whoever holds it (--force)',
+  help: `Usage: etcd-lease release KEY --owner OWNER [--metadata RUN] [connection flags]
+       etcd-lease release KEY --force [--token TOKEN] [connection flags]
 
 --owner OWNER   release exactly as the provider's releaseLease does: the owner check and the
                 delete are one etcd transaction, so a lease that has meanwhile passed to
                 someone else is never touched.
+--metadata RUN  the run metadata the lease was taken with. It must match exactly, as in
+                releaseLease: without --metadata only a lease taken without metadata is
+                released; the same owner with other metadata is left alone.
                 exit 0: released, or the key was already free
-                exit 1: the key is held by another owner (it is left alone)
---force         delete the key whoever holds it (for a stuck holder). The holder is NOT told:
-                it keeps believing it owns the key until its next renew fails.
-                exit 0: deleted, or the key was already free
+                exit 1: the key is held by another owner, or with other metadata (left alone)
+--force         delete the key whoever holds it (for a stuck holder). It reads the key, shows
+                the holder and its fencing token, and deletes exactly that version: if the
+                key was written meanwhile (renewed, transferred, or freed and taken again),
+                nothing is deleted. A retried or late delete can never remove a later tenure.
+                The holder is NOT told: it keeps believing it owns the key until its next
+                renew fails.
+--token TOKEN   with --force: delete only the version with this fencing token (as \`list\` or
+                \`get\` showed it), without reading first.
+                exit 0: deleted, or the key is free
+                exit 1: the key holds another version than the one shown or named (left alone)
 
-KEY and OWNER are taken literally unless given as JSON string literals ("a\\u0000b", as
+KEY, OWNER and RUN are taken literally unless given as JSON string literals ("a\\u0000b", as
 \`list\` prints them), which are decoded.
 
 ${CONNECTION_HELP}`,
@@ -31,7 +43,7 @@ ${CONNECTION_HELP}`,
     const { values, positionals: given } = parsing('release', () =>
       parseArgs({
         args: argv,
-        options: { ...connectionOptions, owner: { type: 'string' }, force: { type: 'boolean' } },
+        options: { ...connectionOptions, owner: { type: 'string' }, metadata: { type: 'string' }, force: { type: 'boolean' }, token: { type: 'string' } },
         allowPositionals: true,
         strict: true,
       }),
@@ -41,46 +53,81 @@ ${CONNECTION_HELP}`,
     if ((values.owner === undefined) === (values.force !== true)) {
       throw new UsageError('give exactly one of --owner OWNER and --force', 'release');
     }
+    if (values.metadata !== undefined && values.force) throw new UsageError('--metadata goes with --owner, not --force', 'release');
+    if (values.token !== undefined && !values.force) throw new UsageError('--token goes with --force', 'release');
+    if (values.token !== undefined && !/^[1-9]\d*$/.test(values.token)) {
+      throw new UsageError(`--token: must be a fencing token (a revision, a whole number above 0), got ${JSON.stringify(values.token)}`, 'release');
+    }
     const settings = resolveConnection(values);
-    if (values.force) return forceRelease(settings, key);
-    return releaseAsOwner(settings, key, parseTextArg('--owner', values.owner as string));
+    if (values.force) return forceRelease(settings, key, values.token);
+    // Run metadata may be any string, '' included (a value, unlike no metadata at all).
+    const metadata = values.metadata === undefined ? undefined : parseTextArg('--metadata', values.metadata, { allowEmpty: true });
+    return releaseAsOwner(settings, key, { owner: parseTextArg('--owner', values.owner as string), ...(metadata === undefined ? {} : { metadata }) });
   },
 };
 
-async function releaseAsOwner(settings: ConnectionSettings, key: string, owner: string): Promise<number> {
+async function releaseAsOwner(settings: ConnectionSettings, key: string, holder: LeaseRecord): Promise<number> {
   const provider = new EtcdLeaseProvider({
     hosts: settings.hosts,
     prefix: settings.prefix,
     deadlineMs: settings.timeoutMs,
     ...clientOptions(settings),
   });
+  const same = (record: LeaseRecord | undefined): boolean => record !== undefined && record.owner === holder.owner && record.metadata === holder.metadata;
   try {
-    const before = await provider.getLeaseOwner(key);
-    await provider.releaseLease(key, owner);
+    const before = await provider.getLeaseRecord(key);
+    if (holder.metadata === undefined) await provider.releaseLease(key, holder.owner);
+    else await provider.releaseLease(key, holder.owner, holder.metadata);
     // Reported from a read after the release: the release itself answers nothing, by contract.
-    const holder = await provider.getLeaseOwner(key);
-    if (holder === undefined) {
-      print(before === owner ? `${quote(key)}: released by ${quote(owner)}` : `${quote(key)}: already free`);
+    const after = await provider.getLeaseRecord(key);
+    if (after === undefined) {
+      print(same(before) ? `${quote(key)}: released by ${holderText(holder)}` : `${quote(key)}: already free`);
       return EXIT_OK;
     }
-    if (holder === owner) {
+    if (same(after)) {
       // Only possible if the owner re-acquired it between our release and our read.
-      printError(`${quote(key)}: still held by ${quote(owner)} (re-acquired after the release)`);
+      printError(`${quote(key)}: still held by ${holderText(holder)} (re-acquired after the release)`);
       return EXIT_FAILED;
     }
-    printError(`${quote(key)}: not released: held by ${quote(holder)}, not ${quote(owner)}`);
+    printError(`${quote(key)}: not released: held by ${holderText(after)}, not ${holderText(holder)}`);
     return EXIT_FAILED;
   } finally {
     await provider.close();
   }
 }
 
-async function forceRelease(settings: ConnectionSettings, key: string): Promise<number> {
+async function forceRelease(settings: ConnectionSettings, key: string, token: string | undefined): Promise<number> {
   const store = new LeaseStore(settings);
   try {
-    const previous = await store.forceDelete(key);
-    print(previous === undefined ? `${quote(key)}: already free` : `${quote(key)}: deleted (was held by ${quote(previous)})`);
-    return EXIT_OK;
+    if (token === undefined) {
+      const shown = await store.holder(key);
+      if (shown === undefined) {
+        print(`${quote(key)}: already free`);
+        return EXIT_OK;
+      }
+      print(`${quote(key)}: held by ${holderText(shown)}, fencing token ${shown.fencingToken}`);
+      token = shown.fencingToken;
+    }
+    const outcome = await store.deleteTenure(key, token);
+    switch (outcome.kind) {
+      case 'deleted':
+        print(`${quote(key)}: deleted (fencing token ${token})`);
+        return EXIT_OK;
+      case 'absent':
+        print(`${quote(key)}: free (the version with fencing token ${token} is gone)`);
+        return EXIT_OK;
+      case 'changed': {
+        const { current } = outcome;
+        // A key created after the token was freed and taken again: a later tenure. Otherwise the same tenure wrote
+        // again (a renewal: the holder is alive) or passed it on (a transfer).
+        const why = BigInt(current.createRevision) > BigInt(token) ? 'was freed and taken again' : 'was written again (renewed or transferred)';
+        printError(
+          `${quote(key)}: not deleted: it ${why} after fencing token ${token}; now held by ${holderText(current)}, fencing token ${current.fencingToken}. ` +
+            'Run the command again to delete the current holder.',
+        );
+        return EXIT_FAILED;
+      }
+    }
   } finally {
     store.close();
   }

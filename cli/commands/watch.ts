@@ -1,26 +1,36 @@
 import type { IKeyValue, Watcher } from 'etcd3';
-import { EtcdUnavailableError } from '../../src/errors/unavailable.js';
 import { parseArgs } from 'node:util';
+import { EtcdUnavailableError } from '../../src/errors/unavailable.js';
+import { decodeKey } from '../../src/keys/key-codec.js';
+import { decodeLeaseValue, type LeaseHolder } from '../../src/keys/lease-value.js';
 import { parsing, positionals } from '../args.js';
 import { print, printError, type Command } from '../command.js';
 import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
 import { quote } from '../key-text.js';
+import { holderText, type StoredLease } from '../lease-row.js';
 import { LeaseStore } from '../lease-store.js';
+import { Output } from '../output.js';
+import { PAGING_HELP, pageSize, pagingOptions } from '../paging.js';
 import { EXIT_OK } from '../usage-error.js';
 
-/** One change as `watch --json` prints it (one JSON object per line). */
+/** One line of `watch --json`; the field set is part of the CLI's contract. */
 export interface WatchEvent {
   /**
+   * - `held`: with --initial, a lease as it stood when the watch began (revision: that snapshot's);
    * - `acquired`: the key appeared;
-   * - `renewed`: rewritten with the same owner (renew, or an owner re-acquiring);
-   * - `transferred`: rewritten with another owner (only transferLease does that);
+   * - `renewed`: rewritten with the same owner and metadata (renew, or an owner re-acquiring);
+   * - `transferred`: rewritten with another owner or other metadata (only transferLease does that);
    * - `freed`: deleted — released, expired, or force-released (etcd does not say which).
    */
-  event: 'acquired' | 'renewed' | 'transferred' | 'freed';
+  event: 'held' | 'acquired' | 'renewed' | 'transferred' | 'freed';
   key: string;
   /** Holder after the change; null once freed. */
   owner: string | null;
+  /** Its run metadata; present only when the lease has some. */
+  metadata?: string;
   previousOwner: string | null;
+  /** The previous holder's run metadata; present only when it had some. */
+  previousMetadata?: string;
   /** The new holder's fencing token; null once freed. */
   fencingToken: string | null;
   /** etcd revision of the change. */
@@ -30,38 +40,65 @@ export interface WatchEvent {
 export const watchCommand: Command = {
   name: 'watch',
   summary: 'print lease changes under a prefix as they happen, until Ctrl-C',
-  help: `Usage: etcd-lease watch [--prefix P] [--json] [connection flags]
+  help: `Usage: etcd-lease watch [--prefix P] [--json] [--initial] [connection flags]
 
 Prints every change to a lease under the prefix: acquired, renewed, transferred, freed
 (released, expired or force-released: etcd does not tell them apart). Runs until Ctrl-C
-(exit 0). Reconnects by itself when members go away; says so on stderr.
+(exit 0). Reconnects by itself when members go away; says so on stderr. It starts right after
+a snapshot of the prefix (its size is said on stderr): no change is missed or shown twice.
 
   --json             one JSON object per line:
-                     { event, key, owner, previousOwner, fencingToken, revision }
+                     { event, key, owner, metadata?, previousOwner, previousMetadata?,
+                       fencingToken, revision } (metadata fields only when there are some)
+  --initial          first print every lease the snapshot holds, as \`held\` events, read
+                     page by page
+${PAGING_HELP}
 
 ${CONNECTION_HELP}`,
 
   async run(argv) {
     const { values, positionals: given } = parsing('watch', () =>
-      parseArgs({ args: argv, options: { ...connectionOptions, json: { type: 'boolean' } }, allowPositionals: true, strict: true }),
+      parseArgs({
+        args: argv,
+        options: { ...connectionOptions, ...pagingOptions, json: { type: 'boolean' }, initial: { type: 'boolean' } },
+        allowPositionals: true,
+        strict: true,
+      }),
     );
     positionals('watch', given, []);
+    const maxKeys = pageSize('watch', values['page-size']);
     const settings = resolveConnection(values);
     const store = new LeaseStore(settings);
     let watcher: Watcher | undefined;
     try {
-      const show = (event: WatchEvent): void => print(values.json ? JSON.stringify(event) : formatEvent(event));
+      const show = (event: WatchEvent): string => (values.json ? JSON.stringify(event) : formatEvent(event));
+      const output = new Output();
+      // The snapshot the watch continues from (--initial prints it): changes are asked for from the revision after.
+      const snapshot = await store.count();
+      if (values.initial) {
+        for await (const page of store.pages({ maxKeys, ttl: false, revision: snapshot.revision })) {
+          await output.write(page.leases.map((lease) => `${show(heldEvent(lease, page.revision))}\n`).join(''));
+        }
+      }
+      const prefix = store.prefixBuffer;
       watcher = await withTimeout(
-        store.client.watch().prefix(store.prefixBuffer).withPreviousKV().create(),
+        store.client
+          .watch()
+          .prefix(prefix)
+          .startRevision(String(BigInt(snapshot.revision) + 1n))
+          .withPreviousKV()
+          .create(),
         settings.timeoutMs,
         () => new EtcdUnavailableError('watch', 1, settings.timeoutMs, new Error(`no watch stream to ${settings.hosts.join(',')}`)),
       );
       watcher
-        .on('put', (kv, previous) => show(putEvent(store.keyOf(kv), kv, previous)))
-        .on('delete', (kv, previous) => show(deleteEvent(store.keyOf(kv), kv, previous)))
+        .on('put', (kv, previous) => print(show(putEvent(decodeKey(prefix, kv.key), kv, previous))))
+        .on('delete', (kv, previous) => print(show(deleteEvent(decodeKey(prefix, kv.key), kv, previous))))
         .on('disconnected', () => printError('watch: disconnected from etcd; reconnecting'))
         .on('connected', () => printError('watch: connected'));
-      printError(`watching ${quote(settings.prefix)} on ${settings.hosts.join(',')} (Ctrl-C to stop)`);
+      printError(
+        `watching ${quote(settings.prefix)} on ${settings.hosts.join(',')}: ${snapshot.count} lease(s) at revision ${snapshot.revision} (Ctrl-C to stop)`,
+      );
       await untilInterrupted();
       return EXIT_OK;
     } finally {
@@ -71,29 +108,46 @@ ${CONNECTION_HELP}`,
   },
 };
 
+export function heldEvent(lease: StoredLease, revision: string): WatchEvent {
+  return { event: 'held', key: lease.key, ...holderFields(lease, undefined), fencingToken: lease.fencingToken, revision };
+}
+
 // etcd3 types `previous` as optional but passes null when the server sent no previous value.
 export function putEvent(key: string, kv: IKeyValue, previous: IKeyValue | null | undefined): WatchEvent {
-  const owner = kv.value.toString('utf8');
-  const previousOwner = previous == null ? null : previous.value.toString('utf8');
-  const event = previousOwner === null ? 'acquired' : previousOwner === owner ? 'renewed' : 'transferred';
-  return { event, key, owner, previousOwner, fencingToken: kv.mod_revision, revision: kv.mod_revision };
+  const now = decodeLeaseValue(kv.value);
+  const before = previous == null ? undefined : decodeLeaseValue(previous.value);
+  const event = before === undefined ? 'acquired' : before.owner === now.owner && before.metadata === now.metadata ? 'renewed' : 'transferred';
+  return { event, key, ...holderFields(now, before), fencingToken: kv.mod_revision, revision: kv.mod_revision };
 }
 
 export function deleteEvent(key: string, kv: IKeyValue, previous: IKeyValue | null | undefined): WatchEvent {
-  const previousOwner = previous == null ? null : previous.value.toString('utf8');
-  return { event: 'freed', key, owner: null, previousOwner, fencingToken: null, revision: kv.mod_revision };
+  const before = previous == null ? undefined : decodeLeaseValue(previous.value);
+  return { event: 'freed', key, ...holderFields(undefined, before), fencingToken: null, revision: kv.mod_revision };
+}
+
+/** owner / metadata / previousOwner / previousMetadata, the metadata fields only when there is metadata. */
+function holderFields(now: LeaseHolder | undefined, before: LeaseHolder | undefined): Pick<WatchEvent, 'owner' | 'metadata' | 'previousOwner' | 'previousMetadata'> {
+  return {
+    owner: now?.owner ?? null,
+    ...(now?.metadata === undefined ? {} : { metadata: now.metadata }),
+    previousOwner: before?.owner ?? null,
+    ...(before?.metadata === undefined ? {} : { previousMetadata: before.metadata }),
+  };
 }
 
 export function formatEvent(e: WatchEvent): string {
   const head = `rev ${e.revision}  ${e.event.padEnd(11)} ${quote(e.key)}`;
+  const holder = (owner: string | null, metadata: string | undefined): string =>
+    holderText({ owner: owner as string, ...(metadata === undefined ? {} : { metadata }) });
   switch (e.event) {
+    case 'held':
     case 'acquired':
     case 'renewed':
-      return `${head}  owner ${quote(e.owner as string)}  token ${e.fencingToken}`;
+      return `${head}  owner ${holder(e.owner, e.metadata)}  token ${e.fencingToken}`;
     case 'transferred':
-      return `${head}  ${quote(e.previousOwner as string)} -> ${quote(e.owner as string)}  token ${e.fencingToken}`;
+      return `${head}  ${holder(e.previousOwner, e.previousMetadata)} -> ${holder(e.owner, e.metadata)}  token ${e.fencingToken}`;
     case 'freed':
-      return e.previousOwner === null ? head : `${head}  was ${quote(e.previousOwner)}`;
+      return e.previousOwner === null ? head : `${head}  was ${holder(e.previousOwner, e.previousMetadata)}`;
   }
 }
 

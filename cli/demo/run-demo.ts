@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { startCluster, type EtcdCluster } from '../../cluster/cluster.js';
+import { NoEtcdError } from '../../cluster/no-etcd-error.js';
 import { deriveBeliefWindows } from '../../history/belief-windows.js';
 import { checkFencingMonotonic, findOverlaps } from '../../history/check-overlaps.js';
 import { longestStall, summarize } from '../../history/stalls.js';
@@ -73,13 +74,16 @@ export async function runDemo(options: DemoOptions): Promise<number> {
 }
 
 /**
- * Three etcd processes on loopback, straight on their ports (the demo faults processes, not links). They
- * run in their own process group: a Ctrl-C reaches the demo, which lets the workers release first.
+ * Three etcd members on loopback, straight on their ports (the demo faults members, not links): processes of
+ * the etcd binary, else containers when Docker runs (the launcher's one choice). Processes run in their own
+ * process group: a Ctrl-C reaches the demo, which lets the workers release first.
  */
 async function startLocalCluster(): Promise<EtcdCluster> {
   try {
     return await startCluster({ size: 3, label: 'etcd-lease-demo', signals: 'caller' });
   } catch (error) {
+    // Its message already names every way to get etcd, ETCD_ENDPOINTS (a running cluster) among them.
+    if (error instanceof NoEtcdError) throw error;
     throw new Error(`local ${(error as Error).message}\n(set ETCD_BIN to the etcd binary, or ETCD_ENDPOINTS to use a running cluster)`, { cause: error });
   }
 }

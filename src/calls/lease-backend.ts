@@ -7,8 +7,11 @@ import type { PooledLease } from '../leases/lease-choice.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
 import type { OwnLeaseIds } from '../operations/refresh-own.js';
+import { renewDelayMs } from '../commit/renew-delay.js';
 import type { TenureTable } from '../tenure/tenure-table.js';
 import type { AttemptContext, CallBudget, CallRunner } from '../transport/call-runner.js';
+import type { CallScope } from '../transport/call-scope.js';
+import { untilStopped } from '../transport/stop-signal.js';
 import type { OperationSet } from './operation-set.js';
 
 /** Everything a provider call needs, wired once by the provider. */
@@ -22,6 +25,8 @@ export interface BackendParts {
   readonly own: OwnLeaseIds;
   readonly tenures: TenureTable;
   readonly operations: OperationSet;
+  /** How long a renew may wait in the committer to share a transaction (commit/renew-delay.ts); 0: never. */
+  readonly renewCoalesceMs: number;
 }
 
 /**
@@ -52,18 +57,33 @@ export class LeaseBackend {
    * One call that writes `etcdKey`: it waits for earlier calls on the key, then runs `attempt` until it succeeds,
    * fails for good or runs out of budget. The lane is held for the whole call, retries included.
    */
-  async write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
     const { runner, lanes } = this.parts;
     const scope = runner.open(operation, budget);
+    const keyId = etcdKey.toString('latin1');
+    // A renew of this key parked in the committer would hold this call up for its whole wait: send it now.
+    if (operation !== 'renewLease') this.parts.committer.expedite(keyId);
+    // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
+    const leave = lanes.tryEnter(keyId);
+    if (leave === undefined) return this.writeAfterTurn(scope, keyId, attempt);
+    // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
+    return runner.attempts(scope, attempt, true).finally(() => {
+      leave();
+      scope.dispose();
+    });
+  }
+
+  /** `write` when an earlier call on the key still runs: wait for its turn first. */
+  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
     try {
       let leave: () => void;
       try {
-        leave = await lanes.enter(etcdKey.toString('latin1'), scope.signal);
+        leave = await this.parts.lanes.enter(keyId, scope.signal);
       } catch {
         throw scope.giveUpError();
       }
       try {
-        return await runner.attempts(scope, attempt);
+        return await this.parts.runner.attempts(scope, attempt, true);
       } finally {
         leave();
       }
@@ -72,18 +92,28 @@ export class LeaseBackend {
     }
   }
 
-  /** A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`. */
-  async leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): Promise<PooledLease> {
-    const lease = await this.parts.pool.leaseFor(ttlMs, sentAt);
-    // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
-    if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
-    return lease;
+
+  /**
+   * A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`: at once when one fits, else
+   * once its grant answers — or rejects when the call ends first.
+   */
+  leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
+    const lease = this.parts.pool.leaseFor(ttlMs, sentAt);
+    if (!(lease instanceof Promise)) return lease;
+    return untilStopped(attempt.signal, lease).then((granted) => {
+      // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
+      if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
+      return granted;
+    });
   }
 
-  /** One transaction through the group committer, as part of `attempt`. */
-  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease): Promise<TxnOutcome> {
+  /**
+   * One transaction through the group committer, as part of `attempt`. `mayWaitMs` > 0 (renews only) lets it wait
+   * that long for other operations to share its transaction.
+   */
+  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, mayWaitMs = 0): Promise<TxnOutcome> {
     try {
-      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal);
+      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal, mayWaitMs);
     } catch (error) {
       // etcd no longer knows the lease (revoked, or lost with the cluster's data): drop it so the retry picks another.
       if (lease !== undefined && error instanceof EtcdLeaseInvalidError) this.parts.pool.invalidate(lease.id);
@@ -91,9 +121,34 @@ export class LeaseBackend {
     }
   }
 
+  /**
+   * How long the first attempt of a renew of `keyId` by `value` may wait for company (commit/renew-delay.ts): never
+   * past the point one attempt timeout before the lease it protects could end. Retries and later steps never wait.
+   */
+  renewDelayMs(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext): number {
+    if (attempt.attempt !== 0 || this.parts.renewCoalesceMs <= 0) return 0;
+    return renewDelayMs({
+      now: this.parts.clock.now(),
+      ttlMs,
+      windowMs: this.parts.renewCoalesceMs,
+      protectedUntil: this.parts.tenures.protectedUntil(keyId, value),
+      marginMs: Math.max(attempt.timeoutMs, this.parts.runner.timeouts.baseMs),
+    });
+  }
+
+  /**
+   * Records a successful write of `value` at `revision` by a call that needed the key until `need`. `onLease`: the
+   * lease the write put the key on (or kept it on a later one of ours), whose notBefore is then certain too; absent
+   * when the key stayed on a lease we did not mint, of which only `need` is known.
+   */
+  remember(keyId: string, value: Buffer, revision: string, need: number, onLease?: PooledLease): void {
+    const until = onLease === undefined ? need : Math.max(need, onLease.notBefore);
+    this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now());
+  }
+
   /** Milliseconds the server still counts for `leaseId` (whole seconds, rounded down; 0 when it is gone). */
   async remainingTtlMs(leaseId: string, attempt: AttemptContext): Promise<number> {
-    const res = await this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline });
+    const res = await untilStopped(attempt.signal, this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline }));
     return Math.max(0, Number(res.TTL)) * 1000;
   }
 }

@@ -49,7 +49,7 @@ export class TransferCall {
         outcome.kind === 'written' ? outcome.revision : await adoptForeign(backend, etcdKey, to, outcome.kv, need, lease, attempt);
       if (revision !== undefined) {
         backend.tenures.forget(keyId, from);
-        backend.tenures.remember(keyId, to, revision, Math.max(need, lease.notBefore), backend.clock.now());
+        backend.remember(keyId, to, revision, need, outcome.kind === 'written' ? lease : undefined);
         return true;
       }
     }

@@ -1,5 +1,5 @@
 import { GRPCInvalidArgumentError, GRPCUnavailableError } from 'etcd3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
 import { GroupCommitter } from './group-committer.js';
 
@@ -165,6 +165,20 @@ describe('group commit', () => {
     expect(c.batchLimit).toBe(1);
   });
 
+  it('an attempt abandoned after its transaction was sent rejects at once; the batch goes on for the others', async () => {
+    const r = recorder();
+    r.hold(true);
+    const c = new GroupCommitter(r.send, opts);
+    const ac = new AbortController();
+    const mine = c.submit(Buffer.from('a'), req('a'), far(), ac.signal);
+    await Promise.resolve();
+    expect(r.sent).toHaveLength(1);
+    ac.abort();
+    await expect(mine).rejects.toThrow('attempt abandoned');
+    r.hold(false);
+    r.release();
+  });
+
   it('an aborted attempt leaves the queue without being sent', async () => {
     const r = recorder();
     r.hold(true);
@@ -178,5 +192,109 @@ describe('group commit', () => {
     r.release();
     await first;
     expect(r.sent).toEqual([req('x')]);
+  });
+
+  describe('renews that may wait', () => {
+    const waiting = { ...opts, minCompanyToWait: 0 };
+    const sizeOf = (q: TxnRequest) => (q.success ?? []).filter((op) => op.request_txn).length || 1;
+
+    it('wait up to their send-by time, then leave together in one transaction', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      try {
+        const r = recorder();
+        const c = new GroupCommitter(r.send, waiting);
+        const done = ['a', 'b', 'c'].map((k, i) => c.submit(Buffer.from(k), req(k), far(), undefined, 100 + i * 50));
+        await Promise.resolve();
+        expect(r.sent).toHaveLength(0);
+        await vi.advanceTimersByTimeAsync(99);
+        expect(r.sent).toHaveLength(0);
+        await vi.advanceTimersByTimeAsync(1); // a's send-by: a goes, and b and c with it
+        await Promise.all(done);
+        expect(r.sent.map(sizeOf)).toEqual([3]);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('a due renew waits for a free slot without polling, then leaves', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, waiting); // one slot
+      const busy = c.submit(Buffer.from('x'), req('x'), far());
+      const renew = c.submit(Buffer.from('a'), req('a'), far(), undefined, 1);
+      await new Promise((resolve) => setTimeout(resolve, 30)); // well past its send-by time
+      expect(r.sent).toHaveLength(1);
+      r.hold(false);
+      r.release();
+      await Promise.all([busy, renew]);
+      expect(r.sent).toEqual([req('x'), req('a')]);
+    });
+
+    it('leave at once when too few others are expected to arrive within the wait', async () => {
+      const r = recorder();
+      const c = new GroupCommitter(r.send, opts); // default: eight others expected, or no wait
+      await c.submit(Buffer.from('a'), req('a'), far(), undefined, 250);
+      expect(r.sent).toEqual([req('a')]);
+    });
+
+    it('ride along at once with an operation that may not wait', async () => {
+      const r = recorder();
+      const c = new GroupCommitter(r.send, waiting);
+      const parked = ['a', 'b'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, 60_000));
+      await c.submit(Buffer.from('x'), req('x'), far());
+      await Promise.all(parked);
+      expect(r.sent.map(sizeOf)).toEqual([3]);
+      expect(c.pending).toBe(0);
+    });
+
+    it('leave without waiting once a full batch has gathered', async () => {
+      const r = recorder();
+      const c = new GroupCommitter(r.send, { ...waiting, maxBatchSize: 4 });
+      await Promise.all(['a', 'b', 'c', 'd'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, 60_000)));
+      expect(r.sent.map(sizeOf)).toEqual([4]);
+    });
+
+    it('an operation on a parked key sends the parked one first, then itself: per-key order holds', async () => {
+      const r = recorder();
+      const c = new GroupCommitter(r.send, { ...waiting, maxInFlight: 4 });
+      const renew = c.submit(Buffer.from('k'), req('k-renew'), far(), undefined, 60_000);
+      const release = c.submit(Buffer.from('k'), req('k-release'), far());
+      await Promise.all([renew, release]);
+      expect(r.sent).toEqual([req('k-renew'), req('k-release')]);
+    });
+
+    it('expedite sends a parked operation on that key now', async () => {
+      const r = recorder();
+      const c = new GroupCommitter(r.send, waiting);
+      const renew = c.submit(Buffer.from('k'), req('k'), far(), undefined, 60_000);
+      c.expedite('other');
+      await Promise.resolve();
+      expect(r.sent).toHaveLength(0);
+      c.expedite('k');
+      await renew;
+      expect(r.sent).toEqual([req('k')]);
+    });
+
+    it('a second parked operation on the same key is never sent before the first', async () => {
+      const r = recorder();
+      const c = new GroupCommitter(r.send, { ...waiting, maxInFlight: 4 });
+      const first = c.submit(Buffer.from('k'), req('k1'), far(), undefined, 60_000);
+      const second = c.submit(Buffer.from('k'), req('k2'), far(), undefined, 10);
+      await Promise.all([first, second]);
+      expect(r.sent).toEqual([req('k1'), req('k2')]);
+    });
+
+    it('a parked operation whose attempt is abandoned is never sent; close rejects the rest', async () => {
+      const r = recorder();
+      const c = new GroupCommitter(r.send, waiting);
+      const ac = new AbortController();
+      const gone = c.submit(Buffer.from('a'), req('a'), far(), ac.signal, 60_000);
+      const closed = c.submit(Buffer.from('b'), req('b'), far(), undefined, 60_000);
+      ac.abort();
+      await expect(gone).rejects.toThrow();
+      c.close();
+      await expect(closed).rejects.toThrow();
+      expect(r.sent).toHaveLength(0);
+    });
   });
 });

@@ -3,7 +3,16 @@ import { TaskCancelledError } from 'cockatiel';
 import { ProviderClosedError } from '../errors/closed.js';
 import { nested, type TxnOutcome, type TxnRequest, type TxnResponse } from '../operations/etcd-txn.js';
 import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
+import type { StopSignal } from '../transport/stop-signal.js';
+import { ArrivalRate } from './arrival-rate.js';
 import { planBatch, requestBytes } from './batch-plan.js';
+
+/**
+ * A renew waits only if at least this many other operations are expected within its wait: fewer would save
+ * next to nothing and cost the renew its wait (a provider renewing a handful of keys sends at once).
+ */
+const MIN_COMPANY = 8;
+
 
 /** Sends one transaction to etcd (one attempt; the caller's policy retries). */
 export type SendTxn = (request: TxnRequest, deadline: Date) => Promise<TxnResponse>;
@@ -15,20 +24,42 @@ export interface GroupCommitOptions {
   maxInFlight: number;
   /** Byte budget of one batch, well under etcd's --max-request-bytes (1.5 MiB by default). */
   maxBatchBytes: number;
+  /** A renew waits only when at least this many other operations are expected within its wait. @default 8 */
+  minCompanyToWait?: number;
   onBatch?: (size: number) => void;
   onDegrade?: (message: string) => void;
   /** Milliseconds from sending a transaction to its answer (success or a definite error), for the adaptive timeout. */
   onRoundTrip?: (ms: number) => void;
 }
 
-interface Submission {
-  readonly keyId: string;
-  readonly bytes: number;
-  readonly request: TxnRequest;
-  /** The attempt's timeout, counted from when its transaction is sent. */
-  readonly timeoutMs: number;
-  resolve(outcome: TxnOutcome): void;
-  reject(error: unknown): void;
+/** One queued operation and the promise its caller waits on. A class, not closures: one is made per call. */
+class Submission {
+  resolve!: (outcome: TxnOutcome) => void;
+  reject!: (error: unknown) => void;
+  /** Withdraws this submission when its attempt is abandoned; undefined without a signal. */
+  onAbort: (() => void) | undefined;
+
+  constructor(
+    /** Identity of the etcd key the operation touches (same key ⇒ same string). */
+    readonly keyId: string,
+    readonly bytes: number,
+    readonly request: TxnRequest,
+    /** The attempt's timeout, counted from when its transaction is sent. */
+    readonly timeoutMs: number,
+    /** performance.now() by which it must be sent; -Infinity for an operation that may not wait. */
+    public sendBy: number,
+    readonly signal: StopSignal | undefined,
+  ) {}
+
+  succeed(outcome: TxnOutcome): void {
+    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+    this.resolve(outcome);
+  }
+
+  fail(error: unknown): void {
+    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+    this.reject(error);
+  }
 }
 
 /**
@@ -41,11 +72,24 @@ interface Submission {
  * - Each sub-transaction has its own compares and branches, so one operation's compare failing never
  *   affects another's. Whole-batch failures (unreachable member, vanished lease) reject every member
  *   of the batch; each caller's retry policy resends its own idempotent operation.
+ * - A submission that may wait (a renew, see renew-delay.ts) is parked until the first of: a transaction leaves
+ *   anyway and has room for it, a full batch of parked ones has gathered, or the earliest parked send-by time
+ *   arrives — then every parked one goes, so renewals on their own timers share transactions.
  * - Servers that refuse the batch (fewer --max-txn-ops, smaller request limit: InvalidArgument) or do not
  *   know nested transactions (etcd < 3.3) are handled by shrinking the batch size, down to 1.
  */
 export class GroupCommitter {
+  /** Recent submissions per second, for whether a renew's wait can find company. */
+  private readonly arrivals = new ArrivalRate();
+  /** Operations to send as soon as a slot is free, in submission order. */
   private readonly queue: Submission[] = [];
+  /** Operations that may still wait, in order of their send-by time. */
+  private readonly parked: Submission[] = [];
+  /** Keys of the parked operations (at most one each: see submit). */
+  private readonly parkedKeys = new Set<string>();
+  /** Fires at the earliest parked send-by time. */
+  private parkTimer: NodeJS.Timeout | undefined;
+  private parkTimerAt = Number.POSITIVE_INFINITY;
   private readonly busyKeys = new Set<string>();
   private inFlight = 0;
   private pumpScheduled = false;
@@ -64,43 +108,125 @@ export class GroupCommitter {
     return this.maxBatchSize;
   }
 
-  submit(key: Buffer, request: TxnRequest, timeoutMs: number, signal?: AbortSignal): Promise<TxnOutcome> {
+  /**
+   * Queues `request` on `key` for the next transaction. `mayWaitMs` > 0: it may wait up to that long for others to
+   * share its transaction (renews only; acquires, transfers and releases never wait).
+   */
+  submit(key: Buffer, request: TxnRequest, timeoutMs: number, signal?: StopSignal, mayWaitMs = 0): Promise<TxnOutcome> {
     if (this.closed) return Promise.reject(new ProviderClosedError('commit'));
-    return new Promise<TxnOutcome>((resolve, reject) => {
-      // An abandoned attempt leaves the queue at once; one already sent just has its answer ignored.
-      const onAbort = () => this.withdraw(submission);
-      const settle = () => signal?.removeEventListener('abort', onAbort);
-      const submission: Submission = {
-        keyId: key.toString('latin1'),
-        bytes: requestBytes(request),
-        request,
-        timeoutMs,
-        resolve: (outcome) => {
-          settle();
-          resolve(outcome);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(submission);
-      this.schedulePump();
+    if (signal?.aborted) return Promise.reject(new TaskCancelledError('attempt abandoned'));
+    const now = performance.now();
+    // Waiting pays only with company: at the recent rate, enough others must be expected within the wait.
+    if (mayWaitMs > 0 && this.arrivals.expectedWithin(mayWaitMs, now) < (this.options.minCompanyToWait ?? MIN_COMPANY)) mayWaitMs = 0;
+    this.arrivals.arrive(now);
+    const submission = new Submission(
+      key.toString('latin1'),
+      requestBytes(request),
+      request,
+      timeoutMs,
+      mayWaitMs > 0 ? now + mayWaitMs : Number.NEGATIVE_INFINITY,
+      signal,
+    );
+    const promise = new Promise<TxnOutcome>((resolve, reject) => {
+      submission.resolve = resolve;
+      submission.reject = reject;
     });
+    if (signal !== undefined) {
+      // An abandoned attempt leaves the queue at once; one already sent just has its answer ignored.
+      submission.onAbort = () => this.withdraw(submission);
+      signal.addEventListener('abort', submission.onAbort, { once: true });
+    }
+    if (submission.sendBy === Number.NEGATIVE_INFINITY || this.parkedKeys.has(submission.keyId)) {
+      // Whatever is parked on this key was submitted earlier: it goes first, and this one right behind it, so
+      // per-key order holds (parked operations are ordered by send-by time, not by submission).
+      this.expedite(submission.keyId);
+      submission.sendBy = Number.NEGATIVE_INFINITY;
+      this.queue.push(submission);
+    } else {
+      this.park(submission);
+    }
+    this.schedulePump();
+    return promise;
+  }
+
+  /**
+   * A call that may not wait is about to queue behind a parked operation on `keyId` (its key lane): send that one
+   * now instead of at its send-by time.
+   */
+  expedite(keyId: string): void {
+    if (!this.parkedKeys.has(keyId)) return;
+    const index = this.parked.findIndex((s) => s.keyId === keyId);
+    const [s] = this.parked.splice(index, 1);
+    this.parkedKeys.delete(keyId);
+    s!.sendBy = Number.NEGATIVE_INFINITY;
+    this.queue.push(s!);
+    this.schedulePump();
   }
 
   close(): void {
     this.closed = true;
-    for (const s of this.queue.splice(0)) s.reject(new ProviderClosedError('commit'));
+    this.disarm();
+    this.parkedKeys.clear();
+    for (const s of [...this.queue.splice(0), ...this.parked.splice(0)]) s.fail(new ProviderClosedError('commit'));
   }
 
+  /** Operations waiting to be sent, parked ones included (for tests and metrics). */
+  get pending(): number {
+    return this.queue.length + this.parked.length;
+  }
+
+  /**
+   * The attempt was abandoned: its promise rejects at once. Still queued, it leaves the queue and is never sent;
+   * already sent, its transaction goes on for the others and this one's answer is ignored. So a caller waiting on
+   * `submit` never waits past its signal (no race of its own needed).
+   */
   private withdraw(submission: Submission): void {
-    const index = this.queue.indexOf(submission);
-    if (index >= 0) {
-      this.queue.splice(index, 1);
-      submission.reject(new TaskCancelledError('attempt abandoned'));
+    for (const list of [this.queue, this.parked]) {
+      const index = list.indexOf(submission);
+      if (index < 0) continue;
+      list.splice(index, 1);
+      if (list === this.parked) this.parkedKeys.delete(submission.keyId);
+      break;
     }
+    submission.fail(new TaskCancelledError('attempt abandoned'));
+  }
+
+  /** Inserts by send-by time (nearly always at the end: waits are similar), and arms the timer for the earliest. */
+  private park(submission: Submission): void {
+    let i = this.parked.length;
+    while (i > 0 && this.parked[i - 1]!.sendBy > submission.sendBy) i--;
+    this.parked.splice(i, 0, submission);
+    this.parkedKeys.add(submission.keyId);
+  }
+
+  private arm(): void {
+    // With every slot busy, the next answer pumps again: a timer now would only poll until then.
+    const at = this.inFlight >= this.options.maxInFlight ? Number.POSITIVE_INFINITY : (this.parked[0]?.sendBy ?? Number.POSITIVE_INFINITY);
+    if (at === this.parkTimerAt) return;
+    this.disarm();
+    if (at === Number.POSITIVE_INFINITY) return;
+    this.parkTimerAt = at;
+    // Ref'd: a parked renew is a pending call, which keeps the process alive like any other.
+    this.parkTimer = setTimeout(() => {
+      this.parkTimer = undefined;
+      this.parkTimerAt = Number.POSITIVE_INFINITY;
+      this.pump();
+    }, Math.max(0, at - performance.now()));
+  }
+
+  private disarm(): void {
+    if (this.parkTimer !== undefined) clearTimeout(this.parkTimer);
+    this.parkTimer = undefined;
+    this.parkTimerAt = Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Parked operations leave when a transaction goes anyway (they fill its room), when enough have gathered for a
+   * full one, or when the earliest of them reaches its send-by time: then every parked one goes along.
+   */
+  private parkedDue(now: number): boolean {
+    const first = this.parked[0];
+    return first !== undefined && (first.sendBy <= now || this.parked.length >= this.maxBatchSize);
   }
 
   /**
@@ -120,16 +246,27 @@ export class GroupCommitter {
   }
 
   private pump(): void {
-    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
-      const indices = planBatch(this.queue, this.busyKeys, {
+    let flushing = false;
+    while (this.inFlight < this.options.maxInFlight && (this.queue.length > 0 || this.parked.length > 0)) {
+      // Once the parked operations are due, all of them go (as many transactions as slots allow).
+      flushing ||= this.parkedDue(performance.now());
+      const urgent = this.queue.length;
+      if (urgent === 0 && !flushing) break;
+      const candidates = this.parked.length === 0 ? this.queue : this.queue.concat(this.parked);
+      const indices = planBatch(candidates, this.busyKeys, {
         maxOps: this.maxBatchSize,
         maxBytes: this.options.maxBatchBytes,
       });
-      if (indices.length === 0) return; // everything queued waits on a key in flight
-      const batch = indices.map((i) => this.queue[i]!);
-      for (let k = indices.length - 1; k >= 0; k--) this.queue.splice(indices[k]!, 1);
+      if (indices.length === 0) break; // everything queued waits on a key in flight
+      const batch = indices.map((i) => candidates[i]!);
+      for (let k = indices.length - 1; k >= 0; k--) {
+        const i = indices[k]!;
+        if (i < urgent) this.queue.splice(i, 1);
+        else this.parkedKeys.delete(this.parked.splice(i - urgent, 1)[0]!.keyId);
+      }
       void this.dispatch(batch);
     }
+    this.arm();
   }
 
   private async dispatch(batch: Submission[]): Promise<void> {
@@ -165,9 +302,9 @@ export class GroupCommitter {
       try {
         const response = await this.send(only.request, deadline);
         this.options.onRoundTrip?.(performance.now() - sentAt);
-        only.resolve(toOutcome(response));
+        only.succeed(toOutcome(response));
       } catch (error) {
-        only.reject(error);
+        only.fail(error);
       }
       return;
     }
@@ -177,7 +314,7 @@ export class GroupCommitter {
       this.options.onRoundTrip?.(performance.now() - sentAt);
     } catch (error) {
       if (refusesBatchSize(error)) return this.shrinkAndRequeue(batch, `etcd refused a batch of ${batch.length}`);
-      for (const s of batch) s.reject(error);
+      for (const s of batch) s.fail(error);
       return;
     }
     const revision = response.header?.revision ?? '0';
@@ -186,12 +323,12 @@ export class GroupCommitter {
       // what happened, so fall back to plain transactions and let idempotent retries settle it.
       this.maxBatchSize = 1;
       this.options.onDegrade?.('etcd returned no nested transaction results; group commit disabled');
-      for (const s of batch) s.reject(new TaskCancelledError('nested transactions unsupported'));
+      for (const s of batch) s.fail(new TaskCancelledError('nested transactions unsupported'));
       return;
     }
     batch.forEach((s, i) => {
       const inner = response.responses[i]!.response_txn!;
-      s.resolve({ succeeded: inner.succeeded, responses: inner.responses ?? [], revision });
+      s.succeed({ succeeded: inner.succeeded, responses: inner.responses ?? [], revision });
     });
   }
 

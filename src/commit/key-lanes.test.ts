@@ -49,4 +49,22 @@ describe('key lanes', () => {
     (await third)();
     expect(lanes.size).toBe(0);
   });
+
+  it('tryEnter takes a free lane at once and refuses a busy one; leaving twice lets only one call in', async () => {
+    const lanes = new KeyLanes();
+    const leave = lanes.tryEnter('k')!;
+    expect(lanes.tryEnter('k')).toBeUndefined();
+    const second = lanes.enter('k', never);
+    const third = lanes.enter('k', never);
+    leave();
+    leave();
+    const leaveSecond = await second;
+    let thirdIn = false;
+    void third.then(() => (thirdIn = true));
+    await new Promise((r) => setImmediate(r));
+    expect(thirdIn).toBe(false);
+    leaveSecond();
+    (await third)();
+    expect(lanes.size).toBe(0);
+  });
 });

@@ -1,3 +1,5 @@
+import type { StopSignal } from '../transport/stop-signal.js';
+
 /**
  * Per-key call order inside one provider: a call on a key does not send anything until every earlier call on
  * that key has settled. Without it, an older call whose attempt failed could retry *after* a newer call on the
@@ -7,48 +9,59 @@
  * a transfer) rely on no later call of this provider having written the key in between.
  */
 export class KeyLanes {
-  private readonly tails = new Map<string, Promise<void>>();
+  /** Keys with a call in progress, each with the calls waiting for their turn, in the order they came. */
+  private readonly lanes = new Map<string, Array<() => void>>();
+
+  /**
+   * Enters `keyId`'s lane at once when no call holds it (the common case), without a promise; undefined when one
+   * does (then `enter` waits for the turn). Returns the function that lets the next call go.
+   */
+  tryEnter(keyId: string): (() => void) | undefined {
+    if (this.lanes.has(keyId)) return undefined;
+    const waiting: Array<() => void> = [];
+    this.lanes.set(keyId, waiting);
+    return this.leaver(keyId, waiting);
+  }
 
   /**
    * Waits for the calls queued before this one on `keyId`, then resolves with the function that lets the next
-   * one go. Rejects (and lets the next one go when its turn comes) if `signal` aborts while waiting.
+   * one go. Rejects if `signal` aborts while waiting; the calls behind it keep their order.
    */
-  async enter(keyId: string, signal: AbortSignal): Promise<() => void> {
-    const previous = this.tails.get(keyId);
-    let leave!: () => void;
-    const mine = new Promise<void>((resolve) => (leave = resolve));
-    const tail = previous === undefined ? mine : previous.then(() => mine);
-    this.tails.set(keyId, tail);
-    const done = () => {
-      leave();
-      // The last one out removes the lane; a later caller chained onto `tail` keeps it.
-      if (this.tails.get(keyId) === tail) this.tails.delete(keyId);
-    };
-    if (previous === undefined) return done;
-    try {
-      await waitOrAbort(previous, signal);
-    } catch (error) {
-      // Our slot stays in the chain; it opens for the next caller as soon as the earlier calls have settled.
-      void previous.then(done);
-      throw error;
-    }
-    return done;
+  async enter(keyId: string, signal: StopSignal): Promise<() => void> {
+    const free = this.tryEnter(keyId);
+    if (free !== undefined) return free;
+    if (signal.aborted) throw signal.reason;
+    const waiting = this.lanes.get(keyId)!;
+    await new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const index = waiting.indexOf(turn);
+        if (index >= 0) waiting.splice(index, 1);
+        reject(signal.reason);
+      };
+      waiting.push(turn);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    return this.leaver(keyId, waiting);
   }
 
   /** Number of keys with a call in progress (for tests). */
   get size(): number {
-    return this.tails.size;
+    return this.lanes.size;
   }
-}
 
-function waitOrAbort(turn: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void turn.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
+  /** Lets the first waiting call in, or closes the lane when none waits. Idempotent. */
+  private leaver(keyId: string, waiting: Array<() => void>): () => void {
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const next = waiting.shift();
+      if (next !== undefined) next();
+      else this.lanes.delete(keyId);
+    };
+  }
 }

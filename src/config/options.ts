@@ -55,6 +55,12 @@ export interface EtcdLeaseProviderOptions {
    */
   maxBatchSize?: number;
   /**
+   * Longest a `renewLease` may wait for other operations to share its etcd transaction; never more than a twentieth of
+   * its TTL, nor past one attempt timeout before the lease it renews could end. Only renews wait. 0 turns it off.
+   * @default 250
+   */
+  renewCoalesceMs?: number;
+  /**
    * `getLeaseOwner` consistency: `'linearizable'` reads go through the leader's quorum;
    * `'serializable'` reads are answered by whichever member is asked, may be stale, and keep working
    * without quorum.

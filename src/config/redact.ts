@@ -60,6 +60,7 @@ export function describeSettings(
     attemptTimeoutMs: number;
     leaseBucketMs: number;
     maxBatchSize: number;
+    renewCoalesceMs: number;
     readConsistency: string;
   },
   secrets: { auth?: Auth; credentials?: Credentials },
@@ -72,6 +73,7 @@ export function describeSettings(
     attemptTimeoutMs: settings.attemptTimeoutMs,
     leaseBucketMs: settings.leaseBucketMs,
     maxBatchSize: settings.maxBatchSize,
+    renewCoalesceMs: settings.renewCoalesceMs,
     readConsistency: settings.readConsistency,
     ...(secrets.auth ? { auth: describeAuth(secrets.auth) } : {}),
     ...(secrets.credentials ? { credentials: describeCredentials(secrets.credentials) } : {}),

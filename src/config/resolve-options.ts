@@ -13,6 +13,7 @@ export interface ResolvedOptions {
   attemptTimeoutMs: number;
   leaseBucketMs: number;
   maxBatchSize: number;
+  renewCoalesceMs: number;
   readConsistency: 'linearizable' | 'serializable';
   contractResults: boolean;
   logger: LeaseLogger;
@@ -25,6 +26,7 @@ export const DEFAULTS = {
   attemptTimeoutMs: POLICY.attemptTimeoutMs,
   leaseBucketMs: 1000,
   maxBatchSize: POLICY.batch.maxBatchSize,
+  renewCoalesceMs: POLICY.renewCoalesceMs,
   readConsistency: 'linearizable',
 } as const;
 
@@ -47,6 +49,10 @@ export function resolveOptions(options: EtcdLeaseProviderOptions): ResolvedOptio
   const leaseBucketMs = positive('options.leaseBucketMs', options.leaseBucketMs ?? DEFAULTS.leaseBucketMs);
   const maxBatchSize = positive('options.maxBatchSize', options.maxBatchSize ?? DEFAULTS.maxBatchSize);
   if (!Number.isInteger(maxBatchSize)) throw new LeaseArgumentRangeError('options.maxBatchSize', 'must be a whole number');
+  const renewCoalesceMs = options.renewCoalesceMs ?? DEFAULTS.renewCoalesceMs;
+  if (typeof renewCoalesceMs !== 'number' || !Number.isFinite(renewCoalesceMs) || renewCoalesceMs < 0) {
+    throw new LeaseArgumentRangeError('options.renewCoalesceMs', `must be a finite number ≥ 0, got ${String(renewCoalesceMs)}`);
+  }
   const readConsistency = options.readConsistency ?? DEFAULTS.readConsistency;
   if (readConsistency !== 'linearizable' && readConsistency !== 'serializable') {
     throw new LeaseArgumentRangeError('options.readConsistency', "must be 'linearizable' or 'serializable'");
@@ -62,6 +68,7 @@ export function resolveOptions(options: EtcdLeaseProviderOptions): ResolvedOptio
     attemptTimeoutMs,
     leaseBucketMs,
     maxBatchSize,
+    renewCoalesceMs,
     readConsistency,
     logger: options.logger ?? {},
   };

@@ -7,6 +7,7 @@ import { resolveOptions, type ResolvedOptions } from '../config/resolve-options.
 import { LeaseObserver } from '../metrics/observer.js';
 import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
 import { CallRunner, type CallBudget } from '../transport/call-runner.js';
+import { OpenScopes } from '../transport/call-scope.js';
 import { createEtcdClient } from '../transport/etcd-client.js';
 import { POLICY } from '../transport/policy.js';
 
@@ -27,11 +28,12 @@ export class EtcdCore {
   readonly observer: LeaseObserver;
   /** Aborted by close(): every call still in flight then rejects with the reason given. */
   private readonly lifetimeController = new AbortController();
+  private readonly openScopes = new OpenScopes();
   private readonly ownsClient: boolean;
 
   constructor(userOptions: EtcdLeaseProviderOptions, clock?: LeaseClock) {
     this.options = resolveOptions(userOptions);
-    // Every call in flight listens on the lifetime signal; thousands at once are expected, not a leak.
+    // Waiters and handles listen on the lifetime signal; thousands at once are expected, not a leak.
     setMaxListeners(0, this.lifetimeController.signal);
     const { hosts, client, logger } = this.options;
     this.observer = new LeaseObserver({ onEvent: userOptions.onEvent, meterProvider: userOptions.meterProvider, logger });
@@ -55,9 +57,12 @@ export class EtcdCore {
     return this.lifetimeController.signal;
   }
 
-  /** Budget of one call: its own deadline (default `deadlineMs`), its signal, and the core's lifetime. */
+  /**
+   * Budget of one call: its own deadline (default `deadlineMs`), its signal, and the core's lifetime — as the set of
+   * open scopes close() ends, not as a listener on the lifetime signal per call (transport/call-scope.ts).
+   */
   budget(deadlineMs: number = this.options.deadlineMs, signal?: AbortSignal): CallBudget {
-    return { deadlineMs, signals: signal ? [signal, this.lifetime] : [this.lifetime] };
+    return signal ? { deadlineMs, signals: [signal], lifetime: this.openScopes } : { deadlineMs, lifetime: this.openScopes };
   }
 
   /** Ends every call in flight with `reason`, rejects queued transactions, closes the client if the core made it. */
@@ -65,6 +70,7 @@ export class EtcdCore {
     if (this.lifetimeController.signal.aborted) return;
     this.observer.close();
     this.lifetimeController.abort(reason);
+    this.openScopes.end(reason);
     this.committer.close();
     if (this.ownsClient) this.client.close();
   }

@@ -45,6 +45,7 @@ export class HeldLease implements LeaseHandle {
     private readonly ttlMs: number,
     readonly fencingToken: string,
     acquiredSentAt: number,
+    readonly metadata?: string,
   ) {
     this.signal = this.controller.signal;
     ops.observer.holdStarted();
@@ -65,7 +66,7 @@ export class HeldLease implements LeaseHandle {
   }
 
   private async releaseOnce(): Promise<void> {
-    if (this.end('released')) await this.ops.release(this.key, this.owner);
+    if (this.end('released')) await this.ops.release(this.key, this.owner, this.metadata);
     else await this.cleanup;
   }
 
@@ -76,7 +77,7 @@ export class HeldLease implements LeaseHandle {
         break;
       case 'put':
         // Our own renews write our value; any other value means the key changed hands.
-        if (event.owner !== this.owner) this.end('taken');
+        if (event.owner !== this.owner || event.metadata !== this.metadata) this.end('taken');
         break;
       case 'broken':
         // Changes between the old watch's last event and a new watch could be missed: a renew settles it.
@@ -95,10 +96,13 @@ export class HeldLease implements LeaseHandle {
     const sentAt = this.ops.clock.now();
     let renewed: boolean;
     try {
-      renewed = await this.ops.renew(this.key, this.owner, this.ttlMs, {
-        signal: this.renewing.signal,
-        deadlineMs: renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs),
-      });
+      renewed = await this.ops.renew(
+        this.key,
+        this.owner,
+        this.ttlMs,
+        { signal: this.renewing.signal, deadlineMs: renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs) },
+        this.metadata,
+      );
     } catch (error) {
       if (this.ended) return;
       if (isLeaseError(error) && error.retryable) {
@@ -168,7 +172,7 @@ export class HeldLease implements LeaseHandle {
     this.ops.observer.holdEnded();
     this.ops.observer.lost(this.key, this.owner, reason); // once per handle, whichever way it learned
     if (RELEASE_AFTER.has(reason)) {
-      this.cleanup = this.ops.release(this.key, this.owner).catch((error: unknown) => {
+      this.cleanup = this.ops.release(this.key, this.owner, this.metadata).catch((error: unknown) => {
         this.ops.logger.warn?.('could not release an ended lease handle; the key expires by its TTL', {
           key: this.key,
           owner: this.owner,

@@ -17,7 +17,7 @@ export async function hold(
   options: WaitForLeaseOptions | undefined,
 ): Promise<LeaseHandle> {
   const won = await waitForLease(ops, key, owner, ttlMs, options, 'hold');
-  const handle = new HeldLease(ops, key, owner, ttlMs, won.result.fencingToken, won.sentAt);
+  const handle = new HeldLease(ops, key, owner, ttlMs, won.result.fencingToken, won.sentAt, options?.metadata);
   // close() began between the win and now: the handle has already ended itself and released the key.
   if (ops.lifecycle.closing.aborted) throw new ProviderClosedError('hold');
   return handle;

@@ -8,6 +8,8 @@
 export interface LeaseHandle extends AsyncDisposable {
   readonly key: string;
   readonly owner: string;
+  /** The run metadata the lease was taken with (`WaitForLeaseOptions.metadata`), if any. */
+  readonly metadata?: string | undefined;
   /** Revision of the write that made this owner the holder (decimal string). Constant for the handle's life. */
   readonly fencingToken: string;
   /**

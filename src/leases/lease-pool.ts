@@ -40,6 +40,8 @@ export class LeasePool {
   /** Ids this pool has asked etcd for whose leases may still run: a new grant never reuses one of them. */
   private readonly requested = new Map<string, number>();
   private closed = false;
+  /** Earliest notBefore among `leases`: prune has nothing to do before then (it runs on every lookup). */
+  private pruneAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly grant: GrantFn,
@@ -49,13 +51,17 @@ export class LeasePool {
     private readonly onBackgroundError: (error: unknown) => void = () => {},
   ) {}
 
-  /** A lease that keeps a key written at `sentAt` (LeaseClock) alive for at least `ttlMs`. */
-  async leaseFor(ttlMs: number, sentAt: number): Promise<PooledLease> {
+  /**
+   * A lease that keeps a key written at `sentAt` (LeaseClock) alive for at least `ttlMs`: at once when a pooled one
+   * fits (nearly always), else a promise of the grant it waits for. Not an async function: the hot path then
+   * allocates no promise.
+   */
+  leaseFor(ttlMs: number, sentAt: number): PooledLease | Promise<PooledLease> {
     const need = sentAt + ttlMs;
-    this.prune();
+    const now = this.clock.now();
+    this.prune(now);
     const ready = chooseLease(this.leases.values(), need, this.bucketMs);
     if (ready) {
-      const now = this.clock.now();
       if (shouldPrefetch(ready, now, ttlMs, this.bucketMs) && !this.hasSuccessor(now + ttlMs + this.bucketMs / 2)) {
         // The successor picks up where `ready` stops fitting, so leases are spaced one bucket apart
         // (granting for `now + ttlMs` would space them half a bucket apart: twice the leases).
@@ -100,7 +106,10 @@ export class LeasePool {
     const ttlSeconds = ttlSecondsFor(need, sentAt, this.bucketMs);
     const notBefore = notBeforeOf(sentAt, ttlSeconds);
     const promise = this.grantWithFreeId(ttlSeconds, notBefore).then((lease) => {
-      if (!this.closed) this.leases.set(lease.id, lease);
+      if (!this.closed) {
+        this.leases.set(lease.id, lease);
+        this.pruneAt = Math.min(this.pruneAt, lease.notBefore);
+      }
       return lease;
     });
     const entry: PendingGrant = { notBefore, promise };
@@ -133,8 +142,13 @@ export class LeasePool {
   }
 
   /** Leases whose `notBefore` has passed can serve no new key (every need lies in the future). */
-  private prune(): void {
-    const now = this.clock.now();
-    for (const [id, lease] of this.leases) if (lease.notBefore <= now) this.leases.delete(id);
+  private prune(now: number = this.clock.now()): void {
+    if (now < this.pruneAt) return;
+    let next = Number.POSITIVE_INFINITY;
+    for (const [id, lease] of this.leases) {
+      if (lease.notBefore <= now) this.leases.delete(id);
+      else next = Math.min(next, lease.notBefore);
+    }
+    this.pruneAt = next;
   }
 }

@@ -40,16 +40,25 @@ export class LeaseObserver {
     this.instruments.circuitState.addCallback(this.observeCircuits);
   }
 
-  /** Times one acquire and reports its result. */
-  async timeAcquire(key: string, owner: string, run: () => Promise<AcquireResult>): Promise<AcquireResult> {
+  /** Times one acquire and reports its result. (Promise callbacks, not an async function: it wraps every acquire.) */
+  timeAcquire(key: string, owner: string, run: () => Promise<AcquireResult>): Promise<AcquireResult> {
     const startedAt = performance.now();
-    let result: AcquireResult;
+    let running: Promise<AcquireResult>;
     try {
-      result = await run();
+      running = run();
     } catch (error) {
-      this.instruments.acquireDuration.record(seconds(startedAt), { result: 'error' });
-      throw error;
+      running = Promise.reject(error);
     }
+    return running.then(
+      (result) => this.acquireAnswered(key, owner, startedAt, result),
+      (error: unknown) => {
+        this.instruments.acquireDuration.record(seconds(startedAt), { result: 'error' });
+        throw error;
+      },
+    );
+  }
+
+  private acquireAnswered(key: string, owner: string, startedAt: number, result: AcquireResult): AcquireResult {
     const durationMs = performance.now() - startedAt;
     if (result.acquired) {
       this.instruments.acquireDuration.record(durationMs / 1000, { result: 'acquired' });
@@ -63,10 +72,12 @@ export class LeaseObserver {
   }
 
   /** A renew answered false: the caller has lost the lease. */
-  async watchRenew(key: string, owner: string, renew: Promise<boolean>): Promise<boolean> {
-    const renewed = await renew;
-    if (!renewed) this.lost(key, owner, 'renew-refused');
-    return renewed;
+  watchRenew(key: string, owner: string, renew: Promise<boolean>): Promise<boolean> {
+    // A promise callback, not an async function: it wraps every renew (held leases renew all the time).
+    return renew.then((renewed) => {
+      if (!renewed) this.lost(key, owner, 'renew-refused');
+      return renewed;
+    });
   }
 
   /** A holder learned it lost its lease. `released` and `closed` are endings, not losses: not counted. */

@@ -56,14 +56,34 @@ export function leaseIs(key: Buffer, lease: string): ICompare {
   return { key, target: CompareTarget.Lease, result: CompareResult.Equal, lease };
 }
 
+/**
+ * `id + delta` for an int64 lease id in decimal. Remembers its recent answers: every refresh compares against the
+ * same few ids (the provider's range bounds, the pooled leases of the moment), and the BigInt round trip was a
+ * visible share of a call's CPU. Forgets everything past a handful, so it never grows.
+ */
+function makeIdShift(delta: bigint): (id: string) => string {
+  const recent = new Map<string, string>();
+  return (id) => {
+    let shifted = recent.get(id);
+    if (shifted === undefined) {
+      if (recent.size >= 16) recent.clear();
+      shifted = (BigInt(id) + delta).toString();
+      recent.set(id, shifted);
+    }
+    return shifted;
+  };
+}
+const idMinusOne = makeIdShift(-1n);
+const idPlusOne = makeIdShift(1n);
+
 /** The key's lease id is ≥ `lease` (etcd has only <, =, >: compared as > lease−1). */
 export function leaseAtLeast(key: Buffer, lease: string): ICompare {
-  return { key, target: CompareTarget.Lease, result: CompareResult.Greater, lease: (BigInt(lease) - 1n).toString() };
+  return { key, target: CompareTarget.Lease, result: CompareResult.Greater, lease: idMinusOne(lease) };
 }
 
 /** The key's lease id is ≤ `lease` (compared as < lease+1). */
 export function leaseAtMost(key: Buffer, lease: string): ICompare {
-  return { key, target: CompareTarget.Lease, result: CompareResult.Less, lease: (BigInt(lease) + 1n).toString() };
+  return { key, target: CompareTarget.Lease, result: CompareResult.Less, lease: idPlusOne(lease) };
 }
 
 /** The key's lease id is > `lease`. */

@@ -18,6 +18,14 @@ describe('tenure table', () => {
     expect(t.size).toBe(0);
   });
 
+  it('tells how long its own last write protects the key, for that holder only', () => {
+    const t = new TenureTable();
+    t.remember('k', A, '41', 12_345, 0);
+    expect(t.protectedUntil('k', A)).toBe(12_345);
+    expect(t.protectedUntil('k', B)).toBeUndefined();
+    expect(t.protectedUntil('other', A)).toBeUndefined();
+  });
+
   it('drops entries whose lease has ended once it grows, so a provider that never releases does not grow forever', () => {
     const t = new TenureTable();
     for (let i = 0; i < 5000; i++) t.remember(`k${i}`, A, '1', i, i);

@@ -11,7 +11,10 @@ export class TenureTable {
   private readonly entries = new Map<string, { value: Buffer; revision: string; until: number }>();
   private sweepAt = 1024;
 
-  /** `value` holds `keyId` through the write at `revision`, at least until `until` (LeaseClock ms). */
+  /**
+   * `value` holds `keyId` through the write at `revision`, at least until `until` (LeaseClock ms): a lower bound on
+   * when the key's lease can end, which a renew may wait up to (commit/renew-delay.ts), so never an estimate.
+   */
   remember(keyId: string, value: Buffer, revision: string, until: number, now: number): void {
     this.entries.set(keyId, { value, revision, until });
     if (this.entries.size >= this.sweepAt) this.sweep(now);
@@ -21,6 +24,12 @@ export class TenureTable {
   revisionOf(keyId: string, value: Buffer): string | undefined {
     const entry = this.entries.get(keyId);
     return entry !== undefined && entry.value.equals(value) ? entry.revision : undefined;
+  }
+
+  /** The `until` of the last write of `value` to `keyId` this provider knows of, if any. */
+  protectedUntil(keyId: string, value: Buffer): number | undefined {
+    const entry = this.entries.get(keyId);
+    return entry !== undefined && entry.value.equals(value) ? entry.until : undefined;
   }
 
   /** Forget `keyId` if it is recorded as held by `value`. */

@@ -1,8 +1,11 @@
+import type { IBackoff } from 'cockatiel';
 import { GRPCDeadlineExceededError } from 'etcd3';
 import { AttemptTimeout } from './attempt-timeout.js';
 import { CallScope, type CallBudget } from './call-scope.js';
 import { classify } from './classify.js';
-import { POLICY, retrySchedule } from './policy.js';
+import { endpointFailuresOf, type EndpointFailures } from './endpoint-failures.js';
+import { POLICY, retryBackoff } from './policy.js';
+import type { StopSignal } from './stop-signal.js';
 
 export type { CallBudget } from './call-scope.js';
 
@@ -14,15 +17,11 @@ export interface AttemptContext {
   /** 0 for the first attempt. */
   attempt: number;
   /** Fires when the whole call gives up (deadline or caller abort): abandon this attempt. */
-  signal: AbortSignal;
+  signal: StopSignal;
 }
 
-/** Marks an error the retry policy must not retry; carries the typed error to rethrow. */
-class Fatal extends Error {
-  constructor(readonly error: Error) {
-    super(error.message);
-  }
-}
+/** Decorrelated-jitter backoff between the attempts of one call (policy.ts); each call walks its own sequence. */
+const RETRY_BACKOFF = retryBackoff();
 
 /**
  * Runs one logical operation as a series of attempts (policy.ts): jittered backoff between them, an adaptive
@@ -38,7 +37,12 @@ class Fatal extends Error {
  */
 export class CallRunner {
   readonly timeouts: AttemptTimeout;
-  private readonly schedule = retrySchedule((e) => !(e instanceof Fatal));
+  /**
+   * The client's per-endpoint record, learnt from the first failure that carries it (errors from a client
+   * built by createEtcdClient do). Shared by all calls: a call that gave up while it waited on another (an
+   * acquire on the grant of its lease) saw no failure of its own, yet its error must say why etcd failed.
+   */
+  private endpoints: EndpointFailures | undefined;
 
   constructor(
     attemptTimeoutMs: number,
@@ -50,7 +54,7 @@ export class CallRunner {
   }
 
   open(operation: string, budget: CallBudget): CallScope {
-    return new CallScope(operation, budget);
+    return new CallScope(operation, budget, () => this.endpoints?.causes() ?? []);
   }
 
   /**
@@ -71,31 +75,54 @@ export class CallRunner {
     }
   }
 
-  /** Attempts `attempt` until it succeeds, fails for good, or `scope` ends. */
-  async attempts<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
-    let timedOut = 0;
-    const execution = this.schedule.execute(async ({ attempt: n }) => {
-      if (scope.signal.aborted) throw new Fatal(scope.giveUpError());
-      scope.attempts++;
-      const timeoutMs = Math.min(this.timeouts.forAttempt(timedOut, Number.POSITIVE_INFINITY), this.maxAttemptMs);
-      try {
-        return await attempt({ timeoutMs, deadline: new Date(Date.now() + timeoutMs), attempt: n, signal: scope.signal });
-      } catch (error) {
-        if (scope.signal.aborted) throw new Fatal(scope.giveUpError());
-        const verdict = classify(error, scope.operation, this.prefix);
-        if (verdict.kind === 'fatal') throw new Fatal(verdict.error);
-        if (error instanceof GRPCDeadlineExceededError) timedOut++;
-        scope.lastError = error;
-        throw error;
-      }
-    }, scope.signal);
+  /**
+   * Attempts `attempt` until it succeeds, fails for good, or `scope` ends; jittered backoff between attempts.
+   * `settlesOnStop`: every attempt rejects on its own as soon as its signal fires (see LeaseBackend). A plain
+   * loop rather than cockatiel's retry policy: that one derives an AbortController per execution and emits events per
+   * attempt, a large share of a group-committed call's client CPU. The schedule is the same (policy.ts).
+   *
+   * Not an async function: the first attempt runs as a promise chain, and only a failed one enters the loop
+   * (`retry`) — most calls succeed at once, and an async frame per call was a visible share of the hot path.
+   */
+  attempts<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, settlesOnStop = false): Promise<T> {
+    if (scope.aborted) return Promise.reject(scope.giveUpError());
+    const first = this.start(scope, attempt, 0, 0, settlesOnStop);
+    return first.then(undefined, (error: unknown) => this.retry(scope, attempt, settlesOnStop, error));
+  }
+
+  /** One attempt, raced with the scope unless it settles on its own when the scope ends. */
+  private start<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, n: number, timedOut: number, settlesOnStop: boolean): Promise<T> {
+    scope.attempts++;
+    const timeoutMs = Math.min(this.timeouts.forAttempt(timedOut, Number.POSITIVE_INFINITY), this.maxAttemptMs);
+    let work: Promise<T>;
     try {
-      return await scope.race(execution);
+      work = attempt({ timeoutMs, deadline: new Date(Date.now() + timeoutMs), attempt: n, signal: scope });
     } catch (error) {
-      if (error instanceof Fatal) throw error.error;
-      throw error;
-    } finally {
-      execution.catch(() => {}); // the losing side of the race must not surface as an unhandled rejection
+      work = Promise.reject(error);
+    }
+    // An attempt still waiting when the call ends is abandoned (its answer ignored).
+    return settlesOnStop ? work : scope.race(work);
+  }
+
+  /** After attempt 0 failed with `error`: the verdict, then backoff and further attempts until one succeeds. */
+  private async retry<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, settlesOnStop: boolean, error: unknown): Promise<T> {
+    let timedOut = 0;
+    let backoff: IBackoff<unknown> | undefined;
+    for (let n = 1; ; n++) {
+      if (scope.aborted) throw scope.giveUpError();
+      const verdict = classify(error, scope.operation, this.prefix);
+      if (verdict.kind === 'fatal') throw verdict.error;
+      if (error instanceof GRPCDeadlineExceededError) timedOut++;
+      this.endpoints ??= endpointFailuresOf(error);
+      scope.lastError = error;
+      backoff = (backoff ?? RETRY_BACKOFF).next(undefined);
+      await scope.sleep(backoff.duration);
+      if (scope.aborted) throw scope.giveUpError();
+      try {
+        return await this.start(scope, attempt, n, timedOut, settlesOnStop);
+      } catch (failed) {
+        error = failed;
+      }
     }
   }
 }

@@ -10,12 +10,15 @@ import {
 } from 'etcd3';
 import { KeyChurnError } from '../calls/key-churn.js';
 import { EtcdAuthenticationError } from '../errors/authentication.js';
+import { EtcdCompactedError } from '../errors/compacted.js';
 import { LeaseArgumentRangeError } from '../errors/invalid-argument.js';
 import { isLeaseError, type LeaseError } from '../errors/lease-error.js';
 import { EtcdPermissionError } from '../errors/permission.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
+import { EtcdSizeLimitError } from '../errors/size-limit.js';
 import { EtcdTlsError } from '../errors/tls.js';
 import { ETCD_RPC_ERROR, etcdDescription } from './etcd-rpc-error.js';
+import { isMessageSizeError, messageSizes } from './message-size.js';
 import { TlsHandshakeFailure } from './tls-diagnosis.js';
 
 /**
@@ -23,7 +26,8 @@ import { TlsHandshakeFailure } from './tls-diagnosis.js';
  * - `retry`: transient (member down, no leader, attempt deadline, open circuit), or a pooled lease etcd
  *   no longer knows (the provider drops it from the pool before the resend picks another). Safe to
  *   resend because every operation is idempotent by construction (see src/operations).
- * - `fatal`: retrying cannot help (bad credentials, missing permission, TLS setup, a request etcd refuses).
+ * - `fatal`: retrying cannot help (bad credentials, missing permission, TLS setup, a request etcd refuses, a message
+ *   over a size limit, a revision compacted away).
  */
 export type Verdict = { kind: 'retry' } | { kind: 'fatal'; error: LeaseError | Error };
 
@@ -51,6 +55,9 @@ export function classify(error: unknown, operation: string, prefix: string): Ver
     // this for a moment; it used to surface as a rejected request.
     if (description === ETCD_RPC_ERROR.authOldRevision) return { kind: 'retry' };
     if (description === ETCD_RPC_ERROR.userEmpty) return { kind: 'fatal', error: new EtcdAuthenticationError(operation, error) };
+    if (description === ETCD_RPC_ERROR.requestTooLarge) {
+      return { kind: 'fatal', error: new EtcdSizeLimitError(operation, 'etcd-request', undefined, undefined, error) };
+    }
     return { kind: 'fatal', error: new EtcdRequestRejectedError(operation, error) };
   }
   // checkTtl allows up to etcd's largest lease TTL, but the pooled lease is ttlMs plus the bucket,
@@ -60,6 +67,19 @@ export function classify(error: unknown, operation: string, prefix: string): Ver
       kind: 'fatal',
       error: new LeaseArgumentRangeError('ttlMs', "too large: with the lease bucket and rounding up to whole seconds, the etcd lease would exceed etcd's largest TTL (9 000 000 000 s)"),
     };
+  }
+  // etcd3 marks RESOURCE_EXHAUSTED recoverable, but a message over a size limit is refused again every time, and
+  // the cluster is fine: retried until the deadline, it used to end as "etcd unavailable".
+  if (isMessageSizeError(error)) {
+    const sizes = messageSizes(error);
+    return { kind: 'fatal', error: new EtcdSizeLimitError(operation, 'grpc-message', sizes?.sizeBytes, sizes?.limitBytes, error) };
+  }
+  // The NOSPACE alarm stays raised until an operator acts: waiting out the deadline cannot help.
+  if (error instanceof Error && etcdDescription(error) === ETCD_RPC_ERROR.noSpace) {
+    return { kind: 'fatal', error: new EtcdRequestRejectedError(operation, error) };
+  }
+  if (error instanceof GRPCOutOfRangeError && etcdDescription(error) === ETCD_RPC_ERROR.compacted) {
+    return { kind: 'fatal', error: new EtcdCompactedError(operation, undefined, error) };
   }
   // instanceof, not cockatiel's isTaskCancelledError: in cockatiel 3.2 that tests another marker and never matches.
   if (error instanceof Error && (isRecoverableError(error) || isBrokenCircuitError(error) || error instanceof TaskCancelledError)) {

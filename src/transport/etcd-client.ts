@@ -4,8 +4,10 @@ import { checkTlsMaterial } from '../config/tls-material.js';
 import type { CircuitState } from '../config/events.js';
 import { reportCircuit } from '../metrics/circuit.js';
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
+import { EndpointFailures } from './endpoint-failures.js';
+import { isMessageSizeError } from './message-size.js';
 import { memberBreaker } from './policy.js';
-import { TlsDiagnosis } from './tls-diagnosis.js';
+import { TlsDiagnosis, usesTls } from './tls-diagnosis.js';
 
 /**
  * Builds the etcd3 client the provider owns.
@@ -15,7 +17,8 @@ import { TlsDiagnosis } from './tls-diagnosis.js';
  * (CallRunner retries, where every resend is an idempotent operation under one deadline) and that
  * turns a connection failure caused by TLS setup into a non-retryable error (see TlsDiagnosis).
  * Per host we keep a circuit breaker: two consecutive transient failures (a dead or hung member)
- * stop traffic to that member for a second, so the next attempt goes to another endpoint.
+ * stop traffic to that member for a second, so the next attempt goes to another endpoint. What each
+ * host last failed with is kept (EndpointFailures) for the error a call that gives up reports.
  */
 export function createEtcdClient(
   options: EtcdLeaseProviderOptions,
@@ -25,7 +28,8 @@ export function createEtcdClient(
 ): Etcd3 {
   const credentials = options.credentials;
   if (credentials !== undefined) checkCredentials(credentials);
-  const diagnosis = new TlsDiagnosis(hosts, credentials, attemptTimeoutMs);
+  const failures = new EndpointFailures(usesTls(hosts, credentials));
+  const diagnosis = new TlsDiagnosis(hosts, credentials, attemptTimeoutMs, failures);
   return new Etcd3({
     hosts,
     // The caller's objects, made to redact themselves when logged (non-enumerable hooks; fields unchanged).
@@ -38,10 +42,17 @@ export function createEtcdClient(
     defaultCallOptions: (context) =>
       context.service === 'Auth' && context.method === 'authenticate' ? { deadline: Date.now() + attemptTimeoutMs } : {},
     faultHandling: {
-      global: diagnosis.policy(),
+      global: failures.policy(diagnosis.policy()),
       host: (endpoint) => {
-        const breaker = memberBreaker((e) => e instanceof Error && isRecoverableError(e));
+        // A message over a size limit is no sign of a sick member (etcd3 marks it recoverable all the same).
+        const breaker = memberBreaker((e) => e instanceof Error && isRecoverableError(e) && !isMessageSizeError(e));
         if (onCircuit) reportCircuit(breaker, endpoint, onCircuit);
+        // What the breaker counts is a failure of the member; anything else came from a member that answered.
+        breaker.onFailure(({ handled, reason }) => {
+          if (handled && 'error' in reason) failures.failed(endpoint, reason.error);
+          else failures.answered(endpoint);
+        });
+        breaker.onSuccess(() => failures.answered(endpoint));
         return breaker;
       },
     },

@@ -18,6 +18,15 @@ export const ETCD_RPC_ERROR = {
   tooManyOps: 'etcdserver: too many operations in txn request',
   /** A request larger than the server's --max-request-bytes. */
   requestTooLarge: 'etcdserver: request is too large',
+  /**
+   * ResourceExhausted, like gRPC's message-size errors, but no size error: the member has too many proposals
+   * pending (transient, worth another attempt).
+   */
+  tooManyRequests: 'etcdserver: too many requests',
+  /** ResourceExhausted: the NOSPACE alarm is raised (the backend passed --quota-backend-bytes); writes fail until an operator compacts, defragments and disarms it. */
+  noSpace: 'etcdserver: mvcc: database space exceeded',
+  /** OutOfRange: a read or watch at a revision older than the last compaction. */
+  compacted: 'etcdserver: mvcc: required revision has been compacted',
   /** A LeaseGrant with an id the server already has (lease ids are chosen by the provider; see leases/lease-id.ts). */
   leaseExists: 'etcdserver: lease already exists',
 } as const;

@@ -1,4 +1,4 @@
-import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, retry, type CircuitBreakerPolicy, type RetryPolicy } from 'cockatiel';
+import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 
 /**
  * Every fault-handling setting in one place, with its reason. The provider's options override the first two
@@ -31,6 +31,12 @@ export const POLICY = {
   breaker: { consecutiveFailures: 2, halfOpenAfterMs: 1000 },
   /** Group commit: sub-transactions per etcd Txn, Txns in flight, bytes per Txn (etcd accepts 1.5 MiB). */
   batch: { maxBatchSize: 64, maxInFlight: 4, maxBatchBytes: 1024 * 1024 },
+  /**
+   * Longest a renew waits in the group committer for other operations to share its transaction (also never more
+   * than a twentieth of its TTL, nor past one attempt timeout before the lease it protects could end:
+   * commit/renew-delay.ts). Held leases renew on their own timers; without the wait each renew is a Raft proposal.
+   */
+  renewCoalesceMs: 250,
   /** How often a request is re-run when the key changed under it within one attempt (release chasing a rewrite). */
   maxStepsPerAttempt: 4,
   /**
@@ -43,12 +49,12 @@ export const POLICY = {
   cliAttemptTimeoutMs: 1000,
 } as const;
 
-/** The retry schedule of one call: unbounded attempts (the call's deadline ends them), jittered backoff. */
-export function retrySchedule(isRetryable: (error: unknown) => boolean): RetryPolicy {
-  return retry(handleWhen(isRetryable), {
-    maxAttempts: Number.MAX_SAFE_INTEGER,
-    backoff: new ExponentialBackoff({ initialDelay: POLICY.backoff.initialDelayMs, maxDelay: POLICY.backoff.maxDelayMs }),
-  }).dangerouslyUnref(); // a pending backoff must not keep a closing process alive
+/**
+ * The waits between the attempts of one call: decorrelated jitter (cockatiel's default generator) between the
+ * bounds above. Attempts are unbounded: the call's deadline ends them (transport/call-runner.ts).
+ */
+export function retryBackoff(): ExponentialBackoff<unknown> {
+  return new ExponentialBackoff({ initialDelay: POLICY.backoff.initialDelayMs, maxDelay: POLICY.backoff.maxDelayMs });
 }
 
 /** The circuit breaker of one member. */

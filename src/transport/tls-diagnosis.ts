@@ -1,6 +1,7 @@
 import { isBrokenCircuitError, noop, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
 import { GRPCUnavailableError } from 'etcd3';
 import { parseEndpoint, type Endpoint } from '../config/endpoint.js';
+import type { EndpointFailures } from './endpoint-failures.js';
 import { probeEndpoint, type ProbeCredentials, type TlsProbeResult } from './tls-probe.js';
 import { tlsVerdict, worksAsConfigured, type ClientTlsSetup, type TlsFinding } from './tls-verdict.js';
 
@@ -16,6 +17,11 @@ export class TlsHandshakeFailure extends Error {
     super(finding.detail, { cause });
     this.name = 'TlsHandshakeFailure';
   }
+}
+
+/** Whether etcd3 connects with TLS: with credentials, or to https:// hosts (then with the default root certificates). */
+export function usesTls(hosts: readonly string[], credentials: ProbeCredentials | undefined): boolean {
+  return credentials !== undefined || hosts.some((h) => h.startsWith('https:'));
 }
 
 /** How long one probe's verdict answers every failure: probing is cheap, but not per failed attempt. */
@@ -48,11 +54,12 @@ export class TlsDiagnosis {
     hosts: readonly string[],
     private readonly credentials: ProbeCredentials | undefined,
     private readonly timeoutMs: number,
+    /** Gets every endpoint's answer, also those that come after the verdict: they explain unavailable errors. */
+    private readonly failures?: EndpointFailures,
   ) {
     this.endpoints = hosts.map(parseEndpoint).filter((e): e is Endpoint => e !== undefined);
     this.setup = {
-      // etcd3's rule: credentials, or https:// hosts (then with the default root certificates).
-      secure: credentials !== undefined || hosts.some((h) => h.startsWith('https:')),
+      secure: usesTls(hosts, credentials),
       hasClientCertificate: credentials?.certChain !== undefined,
     };
   }
@@ -119,6 +126,7 @@ export class TlsDiagnosis {
       if (remaining === 0) resolve(undefined);
       for (const endpoint of this.endpoints) {
         void probeEndpoint(endpoint, material, this.timeoutMs).then((result) => {
+          this.failures?.probed(endpoint.text, result);
           probes.push([endpoint, result]);
           if (worksAsConfigured(this.setup, result)) resolve(undefined);
           if (--remaining === 0) resolve(tlsVerdict(this.setup, probes));

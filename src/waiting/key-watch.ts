@@ -1,4 +1,5 @@
 import type { IKeyValue, Watcher } from 'etcd3';
+import { decodeLeaseValue } from '../keys/lease-value.js';
 
 /** What a watch on one lease key reports to its user. */
 export type KeyWatchEvent =
@@ -6,8 +7,8 @@ export type KeyWatchEvent =
   | { type: 'connected' }
   /** The watch stream broke; etcd3 reconnects with backoff. */
   | { type: 'disconnected' }
-  /** The key was written. `owner` is the stored value, `revision` the write's revision. */
-  | { type: 'put'; owner: string; revision: string }
+  /** The key was written by `owner` (with run `metadata`, if any); `revision` is the write's revision. */
+  | { type: 'put'; owner: string; metadata?: string; revision: string }
   /** The key was deleted (released, or its etcd lease expired). */
   | { type: 'delete'; revision: string }
   /** etcd cancelled the watch (for example its start revision was compacted): open a new one. */
@@ -35,7 +36,7 @@ export function adaptWatcher(watcher: Watcher, onEvent: (event: KeyWatchEvent) =
   };
   watcher.on('connected', () => emit({ type: 'connected' }));
   watcher.on('disconnected', () => emit({ type: 'disconnected' }));
-  watcher.on('put', (kv: IKeyValue) => emit({ type: 'put', owner: kv.value.toString('utf8'), revision: kv.mod_revision }));
+  watcher.on('put', (kv: IKeyValue) => emit({ type: 'put', ...decodeLeaseValue(kv.value), revision: kv.mod_revision }));
   watcher.on('delete', (kv: IKeyValue) => emit({ type: 'delete', revision: kv.mod_revision }));
   // Always listened to, also after close: an EventEmitter 'error' without a listener would throw.
   watcher.on('error', (error: unknown) => emit({ type: 'broken', error }));

@@ -12,12 +12,12 @@ import type { Lifecycle } from './lifecycle.js';
  * be tested against a fake without a cluster.
  */
 export interface LeaseOps {
-  acquire(key: string, owner: string, ttlMs: number): Promise<AcquireResult>;
+  acquire(key: string, owner: string, ttlMs: number, metadata?: string): Promise<AcquireResult>;
   /** Not reported to the observer: a handle reports its loss itself, once, whichever way it learned of it. */
-  renew(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean>;
-  release(key: string, owner: string): Promise<void>;
+  renew(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions, metadata?: string): Promise<boolean>;
+  release(key: string, owner: string, metadata?: string): Promise<void>;
   /** Deletes the key only if it still is the write with revision `fencingToken` by `owner`. */
-  releaseWrite(key: string, owner: string, fencingToken: string): Promise<void>;
+  releaseWrite(key: string, owner: string, fencingToken: string, metadata?: string): Promise<void>;
   watch: OpenKeyWatch;
   /** The provider's clock: every belief deadline is measured on it (it counts a suspend; performance.now() does not). */
   readonly clock: LeaseClock;

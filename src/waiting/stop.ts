@@ -2,6 +2,7 @@ import { LeaseAbortedError } from '../errors/aborted.js';
 import { ProviderClosedError } from '../errors/closed.js';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import { LeaseWaitTimeoutError } from '../errors/wait-timeout.js';
+import { checkMetadata } from '../keys/call-arguments.js';
 import type { WaitForLeaseOptions } from './wait-options.js';
 
 /** Largest delay `setTimeout` honours; a longer timeout is treated as none. */
@@ -27,6 +28,7 @@ export function checkWaitOptions(options: WaitForLeaseOptions | undefined): void
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0)) {
     throw new LeaseArgumentRangeError('options.timeoutMs', `must be a number above 0, got ${String(timeoutMs)}`);
   }
+  checkMetadata('options.metadata', options.metadata);
 }
 
 /**

@@ -52,6 +52,7 @@ async function waitLoop(
   operation: string,
 ): Promise<WonLease> {
   const stop = stopSignal(operation, options, ops.lifecycle.closing);
+  const metadata = options?.metadata;
   const wake = new Wakeup();
   let watch: KeyWatch | undefined;
   // True after an attempt failed with an error: it may have committed, so until a later attempt answers
@@ -66,7 +67,8 @@ async function waitLoop(
         wake.notify();
         break;
       case 'put':
-        if (event.owner === owner) wake.notify(); // handed to us by a transfer: confirm with an acquire
+        // handed to us by a transfer: confirm with an acquire
+        if (event.owner === owner && event.metadata === metadata) wake.notify();
         break;
       case 'broken':
         watch?.close();
@@ -84,12 +86,12 @@ async function waitLoop(
       if (stop.signal.aborted) throw stop.signal.reason;
       wake.clear(); // events from before this attempt are answered by the attempt itself
       const sentAt = ops.clock.now();
-      const attempt = ops.acquire(key, owner, ttlMs);
+      const attempt = ops.acquire(key, owner, ttlMs, metadata);
       const settled = await settleOrStop(attempt, stop.signal);
       if (settled.kind === 'stopped' || stop.signal.aborted) {
         // The attempt's own outcome decides what to undo; it supersedes any earlier ambiguity.
         maybeHeld = false;
-        undoAbandoned(ops, key, owner, attempt);
+        undoAbandoned(ops, key, owner, attempt, metadata);
         throw stop.signal.reason;
       }
       if (settled.kind === 'value') {
@@ -109,7 +111,7 @@ async function waitLoop(
       await wake.wait(failures > 0 ? errorBackoffMs(failures, ttlMs) : recheckDelayMs(ttlMs), stop.signal);
     }
   } catch (error) {
-    if (maybeHeld) cleanUp(ops, key, owner, ops.release(key, owner));
+    if (maybeHeld) cleanUp(ops, key, owner, ops.release(key, owner, metadata));
     throw error;
   } finally {
     watch?.close();
@@ -142,13 +144,15 @@ function settleOrStop<T>(pending: Promise<T>, stop: AbortSignal): Promise<Settle
  * An acquire the waiter no longer waits for: if it wins, delete exactly the write it made (compare on
  * owner and revision); if it fails, it may still have committed, so release by owner.
  */
-function undoAbandoned(ops: LeaseOps, key: string, owner: string, attempt: Promise<AcquireResult>): void {
+function undoAbandoned(ops: LeaseOps, key: string, owner: string, attempt: Promise<AcquireResult>, metadata: string | undefined): void {
   const undo = attempt.then(
     (result) => {
       if (!result.acquired) return;
-      return result.fencingToken === undefined ? ops.release(key, owner) : ops.releaseWrite(key, owner, result.fencingToken);
+      return result.fencingToken === undefined
+        ? ops.release(key, owner, metadata)
+        : ops.releaseWrite(key, owner, result.fencingToken, metadata);
     },
-    () => ops.release(key, owner),
+    () => ops.release(key, owner, metadata),
   );
   cleanUp(ops, key, owner, undo);
 }

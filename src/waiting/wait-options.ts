@@ -11,6 +11,12 @@ export interface WaitForLeaseOptions {
    * @default Infinity (wait until the lease is acquired, the signal aborts or the provider is closed)
    */
   timeoutMs?: number;
+  /**
+   * Run metadata (Mastra's run id) the lease is taken with; it must match exactly for the wait to succeed
+   * and for the handle's renews and release.
+   * @default undefined (a lease without metadata)
+   */
+  metadata?: string;
 }
 
 /** What `waitForLease` resolves to: the caller now holds the lease. */

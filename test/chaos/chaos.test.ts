@@ -65,7 +65,13 @@ const during = (op: RecordedOp, w: FaultWindow) => op.returnedAt >= w.start && o
 describe('chaos: kill, pause, blackhole, quorum loss', () => {
   it('belief windows of different owners never overlap', () => {
     const overlaps = checkOverlaps(history);
-    expect(history.filter((o) => o.outcome === 'ok').length).toBeGreaterThan(100);
+    // Not vacuous: enough granted calls, and keys that really changed hands. The count is a floor, not a
+    // speed claim (a slow CI machine granted 90 in one run; a fast one grants several hundred).
+    const granted = history.filter((o) => o.outcome === 'ok');
+    expect(granted.length).toBeGreaterThan(40);
+    const ownersPerKey = new Map<string, Set<string>>();
+    for (const o of granted) ownersPerKey.set(o.key, (ownersPerKey.get(o.key) ?? new Set()).add(o.owner));
+    expect([...ownersPerKey.values()].filter((s) => s.size > 1).length).toBeGreaterThanOrEqual(2);
     expect(overlaps).toEqual([]);
   });
 

@@ -32,7 +32,6 @@ describe('TLS with client certificate auth', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
     cluster = await startCluster({
-      driver: 'process',
       tls: { ca: pki.ca.cert, cert: pki.server.cert, key: pki.server.key, clientCertAuth: true },
     });
   }, TIMEOUT_MS);
@@ -74,7 +73,7 @@ describe('TLS with client certificate auth', () => {
 describe('TLS without client certificate auth', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
-    cluster = await startCluster({ driver: 'process', size: 1, tls: { ca: pki.ca.cert, cert: pki.server.cert, key: pki.server.key } });
+    cluster = await startCluster({ size: 1, tls: { ca: pki.ca.cert, cert: pki.server.cert, key: pki.server.key } });
   }, TIMEOUT_MS);
   afterAll(async () => {
     await cluster?.stop();

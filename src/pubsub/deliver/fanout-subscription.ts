@@ -1,6 +1,7 @@
-import { GRPCOutOfRangeError, type IEvent } from 'etcd3';
+import type { IEvent } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
+import { EtcdCompactedError } from '../../errors/compacted.js';
 import type { PubSubInstruments } from '../../metrics/instruments.js';
 import type { KeyValue } from '../../operations/etcd-txn.js';
 import type { CallScope } from '../../transport/call-scope.js';
@@ -78,7 +79,7 @@ export class FanoutSubscription {
         if (replay) await this.replay(scope, watch.createdAt);
       } catch (error) {
         // The read's revision was compacted before we got to it: start over from a newer one.
-        if (!(error instanceof GRPCOutOfRangeError)) throw error;
+        if (!(error instanceof EtcdCompactedError)) throw error;
         this.deps.stream.cancel(watch.id);
         continue;
       }

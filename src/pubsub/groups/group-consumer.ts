@@ -1,6 +1,7 @@
 import type { Event, EventCallback } from '@mastra/core/events';
-import { EtcdLeaseInvalidError, GRPCOutOfRangeError, type IEvent } from 'etcd3';
+import { EtcdLeaseInvalidError, type IEvent } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
+import { EtcdCompactedError } from '../../errors/compacted.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
 import type { PubSubInstruments, RedeliveryReason } from '../../metrics/instruments.js';
 import { put, remove, type KeyValue } from '../../operations/etcd-txn.js';
@@ -196,7 +197,7 @@ export class GroupConsumer {
         ({ kvs } = await readPrefix(core.client, core.runner, scope, this.topicPrefix, watch.createdAt, options.maxReplayBytes));
       } catch (error) {
         stream.cancel(watch.id);
-        if (error instanceof GRPCOutOfRangeError) continue; // compacted before we read: start over
+        if (error instanceof EtcdCompactedError) continue; // compacted before we read: start over
         throw error;
       }
       this.floor ??= this.deps.startFrom === 'latest' ? watch.createdAt : '0';

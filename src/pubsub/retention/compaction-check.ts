@@ -1,6 +1,6 @@
-import { GRPCOutOfRangeError } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
+import { EtcdCompactedError } from '../../errors/compacted.js';
 
 /** Revisions etcd may keep over one check interval before the missing compaction is worth a warning. */
 export const UNCOMPACTED_REVISIONS = 10_000;
@@ -58,7 +58,7 @@ export class CompactionCheck {
         client.kv.range({ key: this.probeKey, count_only: true, serializable: true, revision: previous.toString() }, { deadline }),
       );
     } catch (error) {
-      if (error instanceof GRPCOutOfRangeError) {
+      if (error instanceof EtcdCompactedError) {
         this.missing = false;
         return;
       }

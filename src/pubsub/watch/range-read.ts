@@ -1,11 +1,9 @@
 import type { Etcd3 } from 'etcd3';
 import type { KeyValue } from '../../operations/etcd-txn.js';
+import { pagedRange } from '../../reads/paged-range.js';
+import type { RangeCall } from '../../reads/range-call.js';
 import type { CallRunner } from '../../transport/call-runner.js';
 import type { CallScope } from '../../transport/call-scope.js';
-import { prefixEnd } from '../keys/event-keys.js';
-
-/** Keys per range request: each page costs etcd O(page), whatever the size of the range. */
-const PAGE = 1000;
 
 export interface PrefixSnapshot {
   /** Every key under the prefix at the revision, ordered by (mod revision, key): the order watchers saw them in. */
@@ -16,10 +14,11 @@ export interface PrefixSnapshot {
 }
 
 /**
- * Reads everything under `prefix` as it was at `revision` (linearizable, in key-ordered pages) and orders it the way a
- * watch delivers it: by mod revision, ties (events of one batch) by key. Above `maxBytes`, the oldest entries are
- * left out. A compacted `revision` rejects with etcd3's `GRPCOutOfRangeError`; the caller starts over from a newer one.
- * Without a `revision`, the first page's revision holds for every page (one consistent snapshot).
+ * Reads everything under `prefix` as it was at `revision` (linearizable, in pages bounded by keys and bytes, so a
+ * topic of large events never asks for a response over gRPC's limit) and orders it the way a watch delivers it: by
+ * mod revision, ties (events of one batch) by key. Above `maxBytes`, the oldest entries are left out. A compacted
+ * `revision` rejects with `EtcdCompactedError`; the caller starts over from a newer one. Without a `revision`, the
+ * first page's revision holds for every page (one consistent snapshot). Every request runs inside `scope`.
  */
 export async function readPrefix(
   client: Etcd3,
@@ -29,19 +28,9 @@ export async function readPrefix(
   revision: string | undefined,
   maxBytes: number,
 ): Promise<PrefixSnapshot> {
-  const end = prefixEnd(prefix);
+  const call: RangeCall = (request) => runner.attempts(scope, ({ deadline }) => client.kv.range(request, { deadline }));
   const kvs: KeyValue[] = [];
-  let from = prefix;
-  for (;;) {
-    const page = await runner.attempts(scope, ({ deadline }) =>
-      client.kv.range({ key: from, range_end: end, revision, limit: PAGE }, { deadline }),
-    );
-    revision ??= page.header.revision;
-    const found = (page.kvs ?? []) as unknown as KeyValue[];
-    kvs.push(...found);
-    if (!page.more || found.length === 0) break;
-    from = Buffer.concat([found.at(-1)!.key, Buffer.from([0])]);
-  }
+  for await (const page of pagedRange(call, { prefix, revision })) kvs.push(...(page.kvs as unknown as KeyValue[]));
   kvs.sort(byRevisionThenKey);
   let bytes = kvs.reduce((n, kv) => n + kv.key.length + kv.value.length, 0);
   let skipped = 0;

@@ -3,6 +3,7 @@ import type { Etcd3, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import type { WatchResumeReason } from '../../metrics/instruments.js';
 import { prefixEnd } from '../keys/event-keys.js';
+import { untilStopped, type StopSignal } from '../../transport/stop-signal.js';
 
 /** What one watch covers: every key starting with `prefix`. */
 export interface WatchSpec {
@@ -92,7 +93,7 @@ export class WatchStream {
    * before the caller is ready go to the handler at once; callers buffer them themselves. `signal` abandons the
    * wait (the watch is removed).
    */
-  async watch(spec: WatchSpec, handler: WatchHandler, signal: AbortSignal): Promise<Watch> {
+  async watch(spec: WatchSpec, handler: WatchHandler, signal: StopSignal): Promise<Watch> {
     if (this.closed) throw new Error('watch stream closed');
     const state: WatchState = { id: this.nextId++, spec, handler, next: undefined };
     const created = new Promise<string>((resolve) => (state.onCreated = resolve));
@@ -103,7 +104,7 @@ export class WatchStream {
     try {
       if (this.stream) this.create(this.stream, state);
       else this.connect();
-      const revision = await Promise.race([created, aborted(signal)]);
+      const revision = await untilStopped(signal, created, () => toError(signal.reason));
       return { id: state.id, createdAt: revision };
     } finally {
       signal.removeEventListener('abort', abandon);
@@ -288,10 +289,7 @@ export function leaveStream(stream: GrpcDuplex<unknown>): void {
   stream.cancel();
 }
 
-/** Rejects with the signal's reason once it aborts (never resolves). */
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
+/** The stop reason as an Error (a scope's reason is one; a bare abort() leaves a DOMException, also one). */
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(`watch abandoned: ${String(reason)}`);
 }

@@ -11,15 +11,26 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** How the run's etcd members are started (chosen once by the global setup): the demo must start its own the same way. */
+const LAUNCHER_VARIABLES = new Set(['ETCD_BIN', 'ETCD_DRIVER', 'ETCD_IMAGE']);
+
 /**
- * The inherited environment minus every ETCD_* variable: a developer's own ETCD_ENDPOINTS must
- * not send a test (or the demo's embedded-cluster mode) to another cluster.
+ * The inherited environment minus every ETCD_* variable but the launcher's: a developer's own
+ * ETCD_ENDPOINTS must not send a test (or the demo's embedded-cluster mode) to another cluster.
  */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('ETCD_')) env[name] = value;
-  if (process.env.ETCD_BIN) env.ETCD_BIN = process.env.ETCD_BIN;
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('ETCD_') || LAUNCHER_VARIABLES.has(name)) env[name] = value;
+  }
   return { ...env, ...extra };
+}
+
+export interface CliOptions {
+  /** Node flags before the CLI's own (e.g. `--import` of a probe). */
+  nodeArgs?: readonly string[];
+  /** Close the read end of stdout once this many bytes arrived, as `| head` does. */
+  closeStdoutAfterBytes?: number;
 }
 
 /** A running `etcd-lease` process whose output can be waited on. */
@@ -30,14 +41,15 @@ export class CliProcess {
   private readonly child: ChildProcess;
   private readonly listeners = new Set<() => void>();
 
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, options: CliOptions = {}) {
+    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'cli/main.ts', ...args], {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       this.stdout += chunk;
+      if (options.closeStdoutAfterBytes !== undefined && this.stdout.length >= options.closeStdoutAfterBytes) this.child.stdout?.destroy();
       this.notify();
     });
     this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -83,8 +95,8 @@ export class CliProcess {
 }
 
 /** Runs `etcd-lease ARGS` to completion. */
-export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = cleanEnv(), timeoutMs = 30_000): Promise<CliResult> {
-  const cli = new CliProcess(args, env);
+export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = cleanEnv(), timeoutMs = 30_000, options: CliOptions = {}): Promise<CliResult> {
+  const cli = new CliProcess(args, env, options);
   const timer = setTimeout(() => cli.signal('SIGKILL'), timeoutMs);
   try {
     return await cli.exited;

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { findExecutable, isExecutableFile } from '../../../cluster/find-executable.js';
 
 export interface EtcdctlConnection {
   endpoints: string[];
@@ -17,10 +19,11 @@ export function etcdctl(connection: EtcdctlConnection, args: string[], input?: s
   const flags = [`--endpoints=${connection.endpoints.join(',')}`];
   if (connection.tls) flags.push(`--cacert=${connection.tls.ca}`, `--cert=${connection.tls.cert}`, `--key=${connection.tls.key}`);
   if (connection.user) flags.push(`--user=${connection.user}`);
+  const command = etcdctlCommand(connection.tls ? [connection.tls.ca, connection.tls.cert, connection.tls.key] : []);
   return new Promise((resolve, reject) => {
     const child = execFile(
-      process.env.ETCDCTL_BIN || 'etcdctl',
-      [...flags, ...args],
+      command.file,
+      [...command.args, ...flags, ...args],
       { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 15_000 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`etcdctl ${args.join(' ')} failed: ${stderr || error.message}`, { cause: error }));
@@ -29,6 +32,27 @@ export function etcdctl(connection: EtcdctlConnection, args: string[], input?: s
     );
     child.stdin?.end(input ?? '');
   });
+}
+
+/**
+ * Where etcdctl comes from: ETCDCTL_BIN; the one beside the run's etcd binary (same version); etcdctl on
+ * PATH; else, when members run in containers, the etcd image's own etcdctl (the official image has one, and
+ * so does cluster/build-etcd-image.sh's), on the host network like the members, with `files` (TLS material)
+ * mounted read-only at the same paths — a machine with only Docker has no etcdctl of its own.
+ */
+function etcdctlCommand(files: string[]): { file: string; args: string[] } {
+  const beside = process.env.ETCD_BIN ? join(dirname(process.env.ETCD_BIN), 'etcdctl') : undefined;
+  const local = process.env.ETCDCTL_BIN || (beside !== undefined && isExecutableFile(beside) ? beside : findExecutable('etcdctl'));
+  if (local !== undefined) return { file: local, args: [] };
+  const image = process.env.ETCD_IMAGE;
+  if (process.env.ETCD_DRIVER !== 'container' || !image) {
+    throw new Error('etcdctl not found: install it (Debian: etcd-client; macOS: brew install etcd) or set ETCDCTL_BIN');
+  }
+  const mounts = files.flatMap((file) => ['--volume', `${file}:${file}:ro`]);
+  return {
+    file: 'docker',
+    args: ['run', '--rm', '--interactive', '--network', 'host', '--env', 'ETCDCTL_API=3', ...mounts, '--entrypoint', '/usr/local/bin/etcdctl', image],
+  };
 }
 
 /**

@@ -1,0 +1,114 @@
+/**
+ * How many leases one 3-member cluster holds here, and what holding them costs this process. Opt-in (minutes long,
+ * not part of `npm run bench`); run it under the cluster lock like every benchmark:
+ *
+ *   npm run bench:capacity -- [--steps 10000,15000,20000,30000,50000,70000,100000] [--ttl 15] [--p99-limit-ms 1000]
+ *   npm run bench:capacity -- --hold-minutes 10 [--keys 10000]
+ *
+ * Steps: for each count, a fresh provider takes that many keys and renews each every TTL/3 on its own timer (as
+ * Mastra does); over one steady window it reports renewals/s, renew p50/p99, committed proposals/s, members' and
+ * client CPU, and this process's RSS (after a full GC) while the keys are held. It stops after the first step
+ * whose renew p99 passes the limit or that had failed renewals: the previous step is the capacity.
+ *
+ * --hold-minutes: holds `--keys` keys that long and samples RSS and JS heap (after GC) every 30 s: a leak shows
+ * as growth that goes on after the first minutes.
+ */
+import { parseArgs } from 'node:util';
+import { Etcd3 } from 'etcd3';
+import type { Redis } from 'ioredis';
+import { startCluster } from '../cluster/cluster.js';
+import { ClusterMeter } from './cluster-meter.js';
+import { providerHold } from './hold-cost/designs.js';
+import { formatHoldTable } from './hold-cost/hold-table.js';
+import { measureHold, type HoldResult } from './hold-cost/measure-hold.js';
+import { sampleMemory } from './memory.js';
+import { EtcdReset } from './reset.js';
+
+const { values } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '10000,15000,20000,30000,50000,70000,100000' },
+    ttl: { type: 'string', default: '15' },
+    'p99-limit-ms': { type: 'string', default: '1000' },
+    'hold-minutes': { type: 'string' },
+    keys: { type: 'string', default: '10000' },
+  },
+});
+const ttlMs = Number(values.ttl) * 1000;
+const startedAt = Date.now();
+const log = (m: string) => console.log(`[capacity ${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${m}`);
+const mb = (bytes: number) => `${bytes.toFixed(0)} MB`;
+
+const cluster = await startCluster({ size: 3, label: 'etcd-lease-capacity', faultProxies: false, signals: 'caller' });
+const hosts = cluster.endpoints();
+const etcd = new Etcd3({ hosts });
+const clients = { etcd, hosts, redis: undefined as unknown as Redis }; // the provider design needs no Redis
+const meter = new ClusterMeter(hosts);
+const reset = new EtcdReset(etcd);
+let exitCode = 0;
+try {
+  if (values['hold-minutes'] !== undefined) await longHold(Number(values['hold-minutes']), Number(values.keys));
+  else await steps(values.steps.split(',').map(Number), Number(values['p99-limit-ms']));
+} catch (error) {
+  console.error(error);
+  exitCode = 1;
+} finally {
+  etcd.close();
+  await cluster.stop();
+}
+process.exit(exitCode);
+
+async function steps(counts: number[], p99LimitMs: number): Promise<void> {
+  const base = sampleMemory('before');
+  const results: HoldResult[] = [];
+  const rss: Array<{ keys: number; rssMb: number; heapMb: number }> = [];
+  for (const keys of counts) {
+    log(`holding ${keys} leases at TTL ${ttlMs / 1000} s…`);
+    const r = await measureHold(providerHold, { keys, ttlMs }, clients, meter, reset, `cap-${keys}`, {
+      windowMs: Math.max(10_000, (2 * ttlMs) / 3),
+      whileHeld: () => {
+        const m = sampleMemory(`${keys} held`);
+        rss.push({ keys, rssMb: m.rssMb - base.rssMb, heapMb: m.heapUsedMb - base.heapUsedMb });
+      },
+    });
+    results.push(r);
+    const failure = r.firstFailure === undefined ? '' : ` (first: ${r.firstFailure})`;
+    log(r.error ? `could not hold: ${r.error}` : `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed${failure}, took ${r.setupS.toFixed(0)} s to acquire`);
+    if (r.error !== undefined || r.failures > 0 || r.renewP99Ms > p99LimitMs) break;
+  }
+  console.log('');
+  console.log(formatHoldTable(results));
+  console.log('');
+  for (const m of rss) console.log(`${m.keys} leases held: RSS +${mb(m.rssMb)} over the process before the provider (JS heap +${mb(m.heapMb)}), ${((m.rssMb / m.keys) * 10_000).toFixed(0)} MB per 10k`);
+  const within = results.filter((r) => r.error === undefined && r.failures === 0 && r.renewP99Ms <= p99LimitMs);
+  const limit = within.at(-1);
+  console.log(
+    limit
+      ? `capacity at TTL ${ttlMs / 1000} s with renew p99 ≤ ${p99LimitMs} ms: at least ${limit.keys} leases` +
+          (within.length === results.length ? ' (every step held; the machine limit lies beyond)' : `; the next step, ${results.at(-1)!.keys}, did not hold`)
+      : 'even the first step did not hold',
+  );
+}
+
+async function longHold(minutes: number, keys: number): Promise<void> {
+  log(`holding ${keys} leases at TTL ${ttlMs / 1000} s for ${minutes} min, sampling memory every 30 s`);
+  const before = sampleMemory('before');
+  const holding = await providerHold.hold(clients, keys, ttlMs, 'long');
+  const samples: Array<{ minute: number; rssMb: number; heapMb: number; renews: number; failures: number }> = [];
+  const endAt = Date.now() + minutes * 60_000;
+  while (Date.now() < endAt) {
+    await new Promise((r) => setTimeout(r, Math.min(30_000, endAt - Date.now())));
+    const m = sampleMemory('held');
+    const counts = holding.take();
+    samples.push({ minute: (Date.now() - startedAt) / 60_000, rssMb: m.rssMb, heapMb: m.heapUsedMb, renews: counts.renews, failures: counts.failures });
+    log(`RSS ${mb(m.rssMb)}, JS heap ${mb(m.heapUsedMb)}, ${counts.renews} renewals (${counts.failures} failed) in the last 30 s`);
+  }
+  await holding.stop();
+  const first = samples[1] ?? samples[0]!; // the first 30 s include the acquires' garbage
+  const last = samples.at(-1)!;
+  const failures = samples.reduce((n, s) => n + s.failures, 0);
+  console.log(
+    `\n${keys} leases held ${minutes} min: RSS ${mb(before.rssMb)} before, ${mb(first.rssMb)} after 1 min, ${mb(last.rssMb)} at the end ` +
+      `(${last.rssMb - first.rssMb >= 0 ? '+' : ''}${mb(last.rssMb - first.rssMb)}); JS heap ${mb(first.heapMb)} → ${mb(last.heapMb)}; ${failures} failed renewals`,
+  );
+  if (failures > 0) exitCode = 1;
+}
