@@ -68,7 +68,7 @@ describe('cost in etcd writes', () => {
 
     await seenDurable.until(CHUNKS);
     await seenCheap.until(CHUNKS + 1);
-    console.log(`etcd writes for ${CHUNKS} awaited chunks: durable ${durableWrites}, write-behind (25 ms) ${cheapWrites} (+1 durable run-completed)`);
+    console.log(`etcd writes for ${CHUNKS} awaited chunks: durable ${durableWrites}; write-behind (25 ms), with the durable run-completed after them, ${cheapWrites}`);
     expect(durableWrites).toBe(CHUNKS);
     // The durable run-completed waits behind the buffered chunks in the same queue, so it is one more write at most.
     expect(cheapWrites).toBeLessThan(CHUNKS / 2);
