@@ -7,6 +7,9 @@
  */
 
 import { chooseLauncher } from './launcher-choice.js';
+import type { MemberStatus } from './member-probe.js';
+
+export type { MemberStatus } from './member-probe.js';
 
 export type ClusterDriverName = 'process' | 'container';
 
@@ -111,15 +114,51 @@ export interface FaultableCluster extends EtcdCluster {
    * open, bytes are held (and delivered after heal, like TCP retransmission would).
    */
   blackhole(i: number): Promise<void>;
-  /** Clears every network fault of member i: blackhole, latency and dropped responses. */
+  /**
+   * Member i's client link is cut and what was sent into it arrives late: bytes of open client
+   * connections are held both ways and delivered on heal — requests even when their client has
+   * closed or reset its side since, so an attempt its caller gave up on still reaches etcd. New client
+   * connections are refused, so a retry fails fast and goes to another member. A client that cancels a
+   * held request has its connection reset (and the cancellation is never delivered: the request lands for
+   * sure). Peers are untouched: the member stays in the cluster. Plaintext clusters only read the
+   * cancellations; over TLS the held bytes, cancellations included, are delivered as they are.
+   */
+  cutClient(i: number): Promise<void>;
+  /**
+   * Member i loses its peers (its raft traffic is held both ways) while its clients stay attached:
+   * isolating the leader makes it step down and the others elect a new one, while its clients' requests
+   * still reach it.
+   */
+  isolate(i: number): Promise<void>;
+  /** Raft messages from member `from` to member `to` are held (delivered on heal); the other way flows. */
+  holdOneWay(from: number, to: number): Promise<void>;
+  /** Clears every network fault of member i, and every one-way hold it is part of. */
   heal(i: number): Promise<void>;
-  /** Added one-way delay on member i's client and peer traffic; 0 removes it. */
-  setLatency(i: number, ms: number): Promise<void>;
+  /** Clears every network fault of every member. */
+  healAll(): Promise<void>;
+  /**
+   * Added one-way delay on member i's client and peer traffic, plus a random 0..jitterMs per chunk
+   * (bytes stay in order); 0 removes it.
+   */
+  setLatency(i: number, ms: number, jitterMs?: number): Promise<void>;
+  /**
+   * Delay on member i's client link only (added to setLatency's), plus a random 0..jitterMs per chunk: requests
+   * reach it late — after their caller's attempt timed out and a retry answered — while its raft traffic keeps
+   * time, so it stays a healthy member. 0 removes it.
+   */
+  setClientLatency(i: number, ms: number, jitterMs?: number): Promise<void>;
   /**
    * Client proxy of member i only: drop responses (server->client bytes) so a request commits
    * but the reply never arrives. Turning it off resets the affected client connections.
    */
   dropResponses(i: number, on: boolean): Promise<void>;
+  /**
+   * Client connections member i's proxy has accepted and refused so far, and how many of them had requests
+   * held by a cut delivered after their client had gone.
+   */
+  clientConnections(i: number): { accepted: number; refused: number; lateDeliveries: number };
+  /** Member i's own view (member id, leader id, raft term), asked directly; undefined if it does not answer. */
+  status(i: number): Promise<MemberStatus | undefined>;
 }
 
 /**

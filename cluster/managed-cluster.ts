@@ -1,4 +1,4 @@
-import type { ClusterMember, FaultableCluster, MemberState } from './cluster.js';
+import type { ClusterMember, FaultableCluster, MemberState, MemberStatus } from './cluster.js';
 import { removeClusterLayout, type ClusterLayout, type MemberAddresses } from './layout.js';
 import type { MemberDriver, MemberLaunch } from './member-driver.js';
 import { fetchMemberStatus, isMemberHealthy, type ProbeTls } from './member-probe.js';
@@ -101,17 +101,52 @@ export class ManagedCluster implements FaultableCluster {
     this.faultNetwork().blackhole(this.member(i).index, true);
   }
 
+  async cutClient(i: number): Promise<void> {
+    this.faultNetwork().cutClient(this.member(i).index, true);
+  }
+
+  async isolate(i: number): Promise<void> {
+    this.faultNetwork().isolate(this.member(i).index, true);
+  }
+
+  async holdOneWay(from: number, to: number): Promise<void> {
+    const a = this.member(from).index;
+    const b = this.member(to).index;
+    if (a === b) throw new RangeError(`a one-way hold needs two members, got ${from} twice`);
+    this.faultNetwork().holdOneWay(a, b, true);
+  }
+
   async heal(i: number): Promise<void> {
     this.faultNetwork().heal(this.member(i).index);
   }
 
-  async setLatency(i: number, ms: number): Promise<void> {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`latency ms must be a finite number >= 0, got ${ms}`);
-    this.faultNetwork().setLatency(this.member(i).index, ms);
+  async healAll(): Promise<void> {
+    for (const m of this.layout.members) this.faultNetwork().heal(m.index);
+  }
+
+  async setLatency(i: number, ms: number, jitterMs = 0): Promise<void> {
+    checkDelays(ms, jitterMs);
+    this.faultNetwork().setLatency(this.member(i).index, ms, jitterMs);
+  }
+
+  async setClientLatency(i: number, ms: number, jitterMs = 0): Promise<void> {
+    checkDelays(ms, jitterMs);
+    this.faultNetwork().setClientLatency(this.member(i).index, ms, jitterMs);
   }
 
   async dropResponses(i: number, on: boolean): Promise<void> {
     this.faultNetwork().dropResponses(this.member(i).index, on);
+  }
+
+  clientConnections(i: number): { accepted: number; refused: number; lateDeliveries: number } {
+    const { accepted, refused, lateDeliveries } = this.faultNetwork().clientProxy(this.member(i).index);
+    return { accepted, refused, lateDeliveries };
+  }
+
+  async status(i: number): Promise<MemberStatus | undefined> {
+    const member = this.member(i);
+    if (this.driver.unavailable(member.index) !== undefined) return undefined;
+    return fetchMemberStatus(member.clientPort, PROBE_TIMEOUT_MS, this.probeTls);
   }
 
   async waitHealthy(timeoutMs = DEFAULT_HEALTH_TIMEOUT_MS): Promise<void> {
@@ -163,5 +198,11 @@ export class ManagedCluster implements FaultableCluster {
       throw new RangeError(`member index must be an integer in 0..${this.size - 1}, got ${i}`);
     }
     return member;
+  }
+}
+
+function checkDelays(ms: number, jitterMs: number): void {
+  for (const [name, value] of [['latency ms', ms], ['jitter ms', jitterMs]] as const) {
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0, got ${value}`);
   }
 }

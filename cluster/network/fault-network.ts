@@ -1,12 +1,7 @@
 import type { MemberAddresses, MemberLayout } from '../layout.js';
+import { clientProxyFaults, HEALTHY_MEMBER, peerProxyFaults, type MemberFaults, type NetworkFaults, type OneWayHold } from './fault-plan.js';
 import { identifyPeerBySenderUrl } from './peer-identity.js';
 import { FaultProxy } from './tcp-proxy.js';
-
-/** Faults that act on all of a member's traffic, client and peer alike. */
-interface MemberFaults {
-  readonly blackhole?: boolean;
-  readonly latencyMs?: number;
-}
 
 const sourceName = (index: number) => `member-${index}`;
 
@@ -14,13 +9,21 @@ const sourceName = (index: number) => `member-${index}`;
  * The cluster's network: a client proxy and a peer proxy in front of every member. Members
  * advertise the proxy URLs (to clients and to each other), so every byte between members, and
  * between tests and members, crosses a proxy where faults can be injected.
+ *
+ * The faults are kept as one state (fault-plan.ts) and every change re-derives what each proxy
+ * applies, so faults from several causes on one link (a member's latency and a one-way partition)
+ * add up, and healing one never clears another.
  */
 export class FaultNetwork implements MemberAddresses {
+  private faults: NetworkFaults;
+
   private constructor(
     private readonly clientProxies: readonly FaultProxy[],
     private readonly peerProxies: readonly FaultProxy[],
     private readonly clientScheme: 'http' | 'https',
-  ) {}
+  ) {
+    this.faults = { members: clientProxies.map(() => HEALTHY_MEMBER), oneWay: [] };
+  }
 
   /** `clientScheme` only changes the URLs handed out: the proxies forward bytes, TLS included. */
   static async create(members: readonly MemberLayout[], clientScheme: 'http' | 'https' = 'http'): Promise<FaultNetwork> {
@@ -37,6 +40,8 @@ export class FaultNetwork implements MemberAddresses {
         const client = await FaultProxy.listen({
           port: ports.client,
           targetPort: member.clientPort,
+          // gRPC over TLS cannot be read: a cut then still holds and delivers, cancellations included.
+          http2Clients: clientScheme === 'http',
         });
         proxies.push(client);
         clientProxies.push(client);
@@ -64,37 +69,67 @@ export class FaultNetwork implements MemberAddresses {
     return this.peerProxies[index]!.url;
   }
 
-  blackhole(index: number, on: boolean): void {
-    this.setMemberFaults(index, { blackhole: on });
+  /** The client proxy of member `index`, for tests that count its connections. */
+  clientProxy(index: number): FaultProxy {
+    return this.clientProxies[index]!;
   }
 
-  setLatency(index: number, latencyMs: number): void {
-    this.setMemberFaults(index, { latencyMs });
+  blackhole(index: number, on: boolean): void {
+    this.setMember(index, { blackhole: on });
+  }
+
+  isolate(index: number, on: boolean): void {
+    this.setMember(index, { isolated: on });
+  }
+
+  cutClient(index: number, on: boolean): void {
+    this.setMember(index, { clientCut: on });
+  }
+
+  setLatency(index: number, latencyMs: number, jitterMs = 0): void {
+    this.setMember(index, { latencyMs, jitterMs });
+  }
+
+  setClientLatency(index: number, clientLatencyMs: number, clientJitterMs = 0): void {
+    this.setMember(index, { clientLatencyMs, clientJitterMs });
   }
 
   /** Client side only: a peer stream losing bytes would just be torn down and redialled. */
   dropResponses(index: number, on: boolean): void {
-    this.clientProxies[index]!.setFaults({ dropResponses: on });
+    this.setMember(index, { dropResponses: on });
   }
 
+  holdOneWay(from: number, to: number, on: boolean): void {
+    const others = this.faults.oneWay.filter((h) => h.from !== from || h.to !== to);
+    this.faults = { ...this.faults, oneWay: on ? [...others, { from, to }] : others };
+    this.apply();
+  }
+
+  /** Every fault of member `index`, and every one-way partition it is part of, cleared. */
   heal(index: number): void {
-    this.setMemberFaults(index, { blackhole: false, latencyMs: 0 });
-    this.dropResponses(index, false);
+    const oneWay: OneWayHold[] = this.faults.oneWay.filter((h) => h.from !== index && h.to !== index);
+    this.faults = { members: this.faults.members.map((m, i) => (i === index ? HEALTHY_MEMBER : m)), oneWay };
+    this.apply();
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.clientProxies, ...this.peerProxies].map((proxy) => proxy.close()));
   }
 
-  /**
-   * A member's faults apply on three kinds of path: clients into it, peers into it (its
-   * peer proxy), and it into peers (every other peer proxy, for connections it opened).
-   */
-  private setMemberFaults(index: number, faults: MemberFaults): void {
-    this.clientProxies[index]!.setFaults(faults);
-    this.peerProxies.forEach((proxy, other) => {
-      if (other === index) proxy.setFaults(faults);
-      else proxy.setSourceFaults(sourceName(index), faults);
+  private setMember(index: number, changes: Partial<MemberFaults>): void {
+    const members = this.faults.members.map((m, i) => (i === index ? { ...m, ...changes } : m));
+    this.faults = { ...this.faults, members };
+    this.apply();
+  }
+
+  private apply(): void {
+    this.clientProxies.forEach((proxy, i) => proxy.setFaults(clientProxyFaults(this.faults, i)));
+    this.peerProxies.forEach((proxy, i) => {
+      const { all, bySource } = peerProxyFaults(this.faults, i);
+      proxy.setFaults(all);
+      bySource.forEach((faults, j) => {
+        if (j !== i) proxy.setSourceFaults(sourceName(j), faults);
+      });
     });
   }
 }

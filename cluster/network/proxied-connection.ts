@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { Http2FrameSplitter, RST_STREAM } from './http2-frames.js';
 import type { LinkFaults } from './link-faults.js';
 
 /**
@@ -13,6 +14,12 @@ export type SourceIdentifier = (head: Buffer) => SourceIdentification;
 
 /** A sender that has not identified itself within this many bytes never will. */
 const MAX_HEAD_BYTES = 64 * 1024;
+
+/**
+ * After a cut, requests whose client has gone are delivered and the server is given this long to act
+ * on them before the connection closes: a gRPC server cancels the requests of a connection that closes.
+ */
+export const ORPHAN_GRACE_MS = 2000;
 
 interface QueuedChunk {
   readonly due: number;
@@ -38,26 +45,39 @@ export interface ProxiedConnectionOptions {
   /** Asked again on every chunk, so a fault change applies to open connections at once. */
   readonly faultsFor: (source: string | undefined) => LinkFaults;
   readonly identifySource: SourceIdentifier | undefined;
+  /** The client speaks plaintext HTTP/2 (gRPC): a cut can then hold back its cancellations. */
+  readonly http2Client: boolean;
+  /** Request bytes held by a cut are being delivered although their client has gone (once per connection). */
+  readonly onLateDelivery: () => void;
   readonly onClosed: () => void;
 }
 
 /**
  * One client connection and its upstream twin. Faults act on the byte stream only; the
  * connection itself is never closed by a fault, so peers see silence rather than a reset
- * (which etcd and gRPC would otherwise detect and route around at once).
+ * (which etcd and gRPC would otherwise detect and route around at once) — with one exception,
+ * a client that cancels a request while its link is cut (see `receive`).
  */
 export class ProxiedConnection {
   private readonly request: Channel;
   private readonly response: Channel;
   private source: string | undefined;
   private head: Buffer[] | undefined;
+  private readonly frames: Http2FrameSplitter | undefined;
+  /** The frame being read is a cancellation held back by a cut: its remaining bytes go too. */
+  private droppingFrame = false;
   /** Set once a response byte was discarded: the stream is unparseable from then on. */
   private lostResponseBytes = false;
+  /** The client closed or reset its side, or we reset it, while the link was cut. */
+  private orphaned = false;
+  private clientGone = false;
+  private orphanTimer: NodeJS.Timeout | undefined;
+  private deliveredLate = false;
   private closed = false;
   private openSockets = 2;
 
   constructor(
-    client: Socket,
+    private readonly client: Socket,
     private readonly options: ProxiedConnectionOptions,
   ) {
     // allowHalfOpen: a FIN from one side must not end the other direction early; we forward
@@ -69,11 +89,13 @@ export class ProxiedConnection {
     this.request = new Channel(client, upstream);
     this.response = new Channel(upstream, client);
     this.head = options.identifySource === undefined ? undefined : [];
+    this.frames = options.http2Client ? new Http2FrameSplitter() : undefined;
 
     for (const channel of [this.request, this.response]) {
       channel.from.on('data', (chunk: Buffer) => this.receive(channel, chunk));
       channel.from.on('end', () => {
         channel.ended = true;
+        if (channel === this.request && this.faults().cut) this.orphaned = true;
         this.flush(channel);
       });
       channel.to.on('drain', () => {
@@ -81,10 +103,12 @@ export class ProxiedConnection {
         this.applyHold();
       });
     }
+    // An error on either side (a killed member refuses or resets) is passed on as a reset,
+    // which is what a client of a dead host would see. A client that goes away while its link is
+    // cut leaves what it sent behind, to arrive late.
+    client.on('error', () => (this.faults().cut || this.orphaned ? this.abandonClient() : this.reset()));
+    upstream.on('error', () => this.reset());
     for (const socket of [client, upstream]) {
-      // An error on either side (a killed member refuses or resets) is passed on as a reset,
-      // which is what a client of a dead host would see.
-      socket.on('error', () => this.reset());
       socket.on('close', () => {
         this.openSockets -= 1;
         if (this.openSockets === 0) this.finish();
@@ -108,14 +132,7 @@ export class ProxiedConnection {
   reset(): void {
     if (this.closed) return;
     this.finish();
-    for (const socket of [this.request.from, this.response.from]) {
-      if (socket.destroyed) continue;
-      try {
-        socket.resetAndDestroy();
-      } catch {
-        socket.destroy();
-      }
-    }
+    for (const socket of [this.request.from, this.response.from]) destroyWithReset(socket);
   }
 
   private finish(): void {
@@ -123,6 +140,7 @@ export class ProxiedConnection {
     this.closed = true;
     clearTimeout(this.request.timer);
     clearTimeout(this.response.timer);
+    clearTimeout(this.orphanTimer);
     this.options.onClosed();
   }
 
@@ -138,12 +156,37 @@ export class ProxiedConnection {
       chunk = identified;
     }
     const faults = this.faults();
-    if (channel === this.response && faults.dropResponses) {
-      this.lostResponseBytes = true;
-      return;
+    if (channel === this.response) {
+      if (faults.dropResponses) {
+        this.lostResponseBytes = true;
+        return;
+      }
+      if (this.clientGone) return;
+      this.enqueue(channel, chunk, faults);
+    } else if (this.frames === undefined) {
+      this.enqueue(channel, chunk, faults);
+    } else {
+      // A client whose deadline passes cancels its request (RST_STREAM). Delivered after the request, the
+      // cancellation would race its proposal inside etcd (a 50/50 select in raft's Propose), so a cut keeps
+      // it back: the held request then lands for sure, like one already proposed when its client gave up.
+      // And because grpc-js keeps one connection per member for the whole process (its global subchannel
+      // pool), the client's next attempt would otherwise queue behind the held one on the same connection:
+      // its side of the connection is reset instead, so its retries need a new one, which the cut refuses.
+      let cancelled = false;
+      for (const piece of this.frames.push(chunk)) {
+        if (piece.startsFrame) this.droppingFrame = faults.cut && piece.frameType === RST_STREAM;
+        if (this.droppingFrame) cancelled = true;
+        else this.enqueue(channel, piece.bytes, faults);
+      }
+      if (cancelled) this.abandonClient();
     }
-    channel.queue.push({ due: Date.now() + faults.latencyMs, chunk });
     this.flush(channel);
+  }
+
+  private enqueue(channel: Channel, chunk: Buffer, faults: LinkFaults): void {
+    // The queue is delivered in order, so a chunk that drew a shorter delay waits for the one before it (TCP order).
+    const delay = faults.latencyMs + Math.random() * faults.jitterMs;
+    channel.queue.push({ due: Date.now() + delay, chunk });
   }
 
   /**
@@ -165,12 +208,33 @@ export class ProxiedConnection {
     return bytes;
   }
 
+  /** The client is gone while its link is cut: what it sent stays queued for delivery; answers go nowhere. */
+  private abandonClient(): void {
+    this.orphaned = true;
+    if (this.clientGone) return;
+    this.clientGone = true;
+    this.response.queue.length = 0;
+    destroyWithReset(this.client);
+  }
+
+  private held(channel: Channel, faults: LinkFaults): boolean {
+    return faults.cut || (channel === this.request ? faults.holdRequests : faults.holdResponses);
+  }
+
   private flush(channel: Channel): void {
     clearTimeout(channel.timer);
     channel.timer = undefined;
     if (this.closed) return;
     this.applyHold();
-    if (this.faults().blackhole) return;
+    if (this.held(channel, this.faults())) return;
+    if (channel.to.destroyed) {
+      channel.queue.length = 0;
+      return;
+    }
+    if (channel === this.request && this.orphaned && channel.queue.length > 0 && !this.deliveredLate) {
+      this.deliveredLate = true;
+      this.options.onLateDelivery();
+    }
     const now = Date.now();
     while (channel.queue.length > 0) {
       const next = channel.queue[0]!;
@@ -181,23 +245,44 @@ export class ProxiedConnection {
       channel.queue.shift();
       if (!channel.to.write(next.chunk)) channel.waitingForDrain = true;
     }
-    if (channel.ended && !channel.to.writableEnded) channel.to.end();
+    if (channel === this.request && this.orphaned) this.closeUpstreamLater();
+    else if (channel.ended && !channel.to.writableEnded) channel.to.end();
     this.applyHold();
   }
 
+  /** Every request of a gone client has been delivered: give the server time to act on them, then close. */
+  private closeUpstreamLater(): void {
+    if (this.orphanTimer !== undefined) return;
+    this.orphanTimer = setTimeout(() => {
+      if (!this.request.to.writableEnded) this.request.to.end();
+    }, ORPHAN_GRACE_MS);
+  }
+
   /**
-   * Stops reading while blackholed (so the sender's kernel buffers hold the bytes, not our
-   * memory) or while the other side is not draining (ordinary backpressure).
+   * Stops reading while held (so the sender's kernel buffers hold the bytes, not our memory) or while
+   * the other side is not draining (ordinary backpressure). A cut keeps reading: what arrives is kept here,
+   * so it survives its sender going away.
    */
   private applyHold(): void {
     if (this.closed) return;
-    const blackhole = this.faults().blackhole;
+    const faults = this.faults();
     for (const channel of [this.request, this.response]) {
+      if (channel.from.destroyed) continue;
       // Request bytes keep flowing into the head buffer until the sender is known.
       const identifying = channel === this.request && this.head !== undefined;
-      const hold = (blackhole && !identifying) || channel.waitingForDrain;
-      if (hold && !channel.from.isPaused()) channel.from.pause();
-      if (!hold && channel.from.isPaused()) channel.from.resume();
+      const holding = !faults.cut && !identifying && this.held(channel, faults);
+      const pause = holding || channel.waitingForDrain;
+      if (pause && !channel.from.isPaused()) channel.from.pause();
+      if (!pause && channel.from.isPaused()) channel.from.resume();
     }
+  }
+}
+
+function destroyWithReset(socket: Socket): void {
+  if (socket.destroyed) return;
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy();
   }
 }

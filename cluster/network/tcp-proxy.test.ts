@@ -1,45 +1,11 @@
 import { once } from 'node:events';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../wait-for.js';
+import { connectTo, proxiedEcho, record, sleep, until } from './proxy.fixtures.js';
 import { FaultProxy } from './tcp-proxy.js';
 
-/** An echo server that also records what reached it, to tell "sent" from "answered". */
-interface EchoServer {
-  readonly server: Server;
-  readonly port: number;
-  received(): string;
-}
-
-async function startEchoServer(): Promise<EchoServer> {
-  let received = '';
-  const server = createServer((socket) => {
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString();
-      socket.write(chunk);
-    });
-    socket.on('error', () => undefined);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('echo server has no port');
-  return { server, port: address.port, received: () => received };
-}
-
-/** Collects what a client socket receives and whether it was reset. */
-function record(socket: Socket): { text(): string; wasReset(): boolean } {
-  let text = '';
-  let reset = false;
-  socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  socket.on('error', () => (reset = true));
-  return { text: () => text, wasReset: () => reset };
-}
-
-/** Bytes on loopback move within milliseconds: poll often, give up soon. */
-const until = (condition: () => boolean) => waitFor('the proxied bytes', condition, { timeoutMs: 2_000, intervalMs: 10 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const BLACKHOLE = { holdRequests: true, holdResponses: true };
+const HEALED = { holdRequests: false, holdResponses: false };
 
 describe('FaultProxy', () => {
   const cleanups: Array<() => unknown> = [];
@@ -48,14 +14,9 @@ describe('FaultProxy', () => {
   });
 
   async function setup() {
-    const echo = await startEchoServer();
-    cleanups.push(() => new Promise((resolve) => echo.server.close(resolve)));
-    const proxy = await FaultProxy.listen({ targetPort: echo.port });
-    cleanups.push(() => proxy.close());
-    const client = connect(proxy.port, '127.0.0.1');
-    cleanups.push(() => client.destroy());
-    await once(client, 'connect');
-    return { echo, proxy, client, seen: record(client) };
+    const { echo, proxy } = await proxiedEcho(cleanups);
+    const { client, seen } = await connectTo(proxy, cleanups);
+    return { echo, proxy, client, seen };
   }
 
   it('forwards bytes both ways when no fault is set', async () => {
@@ -66,14 +27,14 @@ describe('FaultProxy', () => {
 
   it('a blackhole delivers nothing either way but keeps the connection, then delivers on heal', async () => {
     const { proxy, client, echo, seen } = await setup();
-    proxy.setFaults({ blackhole: true });
+    proxy.setFaults(BLACKHOLE);
     client.write('held');
     await sleep(300);
-    expect(echo.received()).toBe('');
+    expect(echo.received().toString()).toBe('');
     expect(seen.text()).toBe('');
     expect(client.destroyed).toBe(false);
 
-    proxy.setFaults({ blackhole: false });
+    proxy.setFaults(HEALED);
     await until(() => seen.text() === 'held');
   });
 
@@ -81,19 +42,46 @@ describe('FaultProxy', () => {
     const { proxy, client, echo, seen } = await setup();
     proxy.setFaults({ latencyMs: 200 });
     client.write('late');
-    await until(() => echo.received() === 'late');
-    proxy.setFaults({ blackhole: true });
+    await until(() => echo.received().toString() === 'late');
+    proxy.setFaults(BLACKHOLE);
     await sleep(400);
     expect(seen.text()).toBe('');
-    proxy.setFaults({ blackhole: false });
+    proxy.setFaults(HEALED);
     await until(() => seen.text() === 'late');
+  });
+
+  it('holding one direction delivers the other: requests held, answers to earlier requests still arrive', async () => {
+    const { proxy, client, echo, seen } = await setup();
+    proxy.setFaults({ latencyMs: 200 });
+    client.write('before ');
+    await until(() => echo.received().toString() === 'before ');
+    proxy.setFaults({ latencyMs: 0, holdRequests: true });
+    client.write('during');
+    await until(() => seen.text() === 'before ');
+    await sleep(200);
+    expect(echo.received().toString()).toBe('before ');
+
+    proxy.setFaults({ holdRequests: false });
+    await until(() => seen.text() === 'before during');
+  });
+
+  it('holding answers only lets requests through and keeps their answers until healed', async () => {
+    const { proxy, client, echo, seen } = await setup();
+    proxy.setFaults({ holdResponses: true });
+    client.write('one way');
+    await until(() => echo.received().toString() === 'one way');
+    await sleep(200);
+    expect(seen.text()).toBe('');
+
+    proxy.setFaults({ holdResponses: false });
+    await until(() => seen.text() === 'one way');
   });
 
   it('dropped responses reach the server but never the client, and clearing the fault resets', async () => {
     const { proxy, client, echo, seen } = await setup();
     proxy.setFaults({ dropResponses: true });
     client.write('lost reply');
-    await until(() => echo.received() === 'lost reply');
+    await until(() => echo.received().toString() === 'lost reply');
     await sleep(200);
     expect(seen.text()).toBe('');
 
@@ -110,20 +98,47 @@ describe('FaultProxy', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
   });
 
+  it('jitter varies the delay of each round trip within latency..latency+jitter each way', async () => {
+    const { proxy, client, seen } = await setup();
+    proxy.setFaults({ latencyMs: 20, jitterMs: 80 });
+    const trips: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const started = performance.now();
+      const answered = once(client, 'data');
+      client.write(`<${i}>`);
+      await answered;
+      trips.push(performance.now() - started);
+    }
+    expect(seen.text()).toBe(Array.from({ length: 10 }, (_, i) => `<${i}>`).join(''));
+    expect(Math.min(...trips)).toBeGreaterThanOrEqual(39);
+    expect(Math.max(...trips)).toBeLessThan(2 * (20 + 80) + 100);
+    // Without jitter every trip takes ~40 ms; ten draws of 0..80 ms each way cannot all agree within 20 ms.
+    expect(Math.max(...trips) - Math.min(...trips)).toBeGreaterThan(20);
+  });
+
+  it('jitter never reorders the bytes of a connection', async () => {
+    const { proxy, client, seen } = await setup();
+    proxy.setFaults({ latencyMs: 5, jitterMs: 50 });
+    const sent: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      sent.push(`<${i}>`);
+      client.write(`<${i}>`);
+      if (i % 5 === 0) await sleep(3); // separate chunks, each with its own draw
+    }
+    await until(() => seen.text().length === sent.join('').length);
+    expect(seen.text()).toBe(sent.join(''));
+  });
+
   it('faults for one identified sender leave other senders alone', async () => {
-    const echo = await startEchoServer();
-    cleanups.push(() => new Promise((resolve) => echo.server.close(resolve)));
     // Senders name themselves in their first line, like etcd peers do in an HTTP header.
-    const proxy = await FaultProxy.listen({
-      targetPort: echo.port,
+    const { proxy } = await proxiedEcho(cleanups, {
       identifySource: (head) => {
         const text = head.toString();
         const end = text.indexOf('\n');
         return end < 0 ? { complete: false } : { complete: true, source: text.slice(0, end) };
       },
     });
-    cleanups.push(() => proxy.close());
-    proxy.setSourceFaults('a', { blackhole: true });
+    proxy.setSourceFaults('a', BLACKHOLE);
 
     const fromA = connect(proxy.port, '127.0.0.1');
     const fromB = connect(proxy.port, '127.0.0.1');
@@ -136,7 +151,7 @@ describe('FaultProxy', () => {
     await sleep(200);
     expect(seenA.text()).toBe('');
 
-    proxy.setSourceFaults('a', { blackhole: false });
+    proxy.setSourceFaults('a', HEALED);
     await until(() => seenA.text() === 'a\n');
   });
 });

@@ -12,6 +12,11 @@ export interface FaultProxyOptions {
    * (see setSourceFaults). Without it every connection gets the proxy-wide faults.
    */
   readonly identifySource?: SourceIdentifier;
+  /**
+   * Clients speak plaintext HTTP/2 (gRPC without TLS): a cut then also holds back their cancellations
+   * (see ProxiedConnection). @default false
+   */
+  readonly http2Clients?: boolean;
 }
 
 /**
@@ -24,6 +29,11 @@ export class FaultProxy {
   private readonly sourceFaults = new Map<string, LinkFaults>();
   private readonly connections = new Set<ProxiedConnection>();
   private closing: Promise<void> | undefined;
+  /** Connections accepted and refused so far (tests check that a retry really dialled anew). */
+  accepted = 0;
+  refused = 0;
+  /** Connections whose requests, held by a cut, were delivered after their client had gone. */
+  lateDeliveries = 0;
 
   private constructor(
     private readonly server: Server,
@@ -47,10 +57,20 @@ export class FaultProxy {
     });
     const proxy = new FaultProxy(server, port);
     server.on('connection', (socket) => {
+      // A cut link refuses new connections, so a client's retry fails fast and goes to another member.
+      if (proxy.faults.cut) {
+        proxy.refused += 1;
+        socket.on('error', () => undefined);
+        socket.resetAndDestroy();
+        return;
+      }
+      proxy.accepted += 1;
       const connection: ProxiedConnection = new ProxiedConnection(socket, {
         targetPort: options.targetPort,
         faultsFor: (source) => proxy.faultsFor(source),
         identifySource: options.identifySource,
+        http2Client: options.http2Clients === true,
+        onLateDelivery: () => (proxy.lateDeliveries += 1),
         onClosed: () => proxy.connections.delete(connection),
       });
       proxy.connections.add(connection);
@@ -62,13 +82,13 @@ export class FaultProxy {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** Changes the faults for every connection, including the open ones. */
+  /** Changes the faults for every connection, including the open ones (fields not given are kept). */
   setFaults(changes: Partial<LinkFaults>): void {
     this.faults = { ...this.faults, ...changes };
     this.updateConnections();
   }
 
-  /** Changes the faults for connections from one identified sender, added to setFaults'. */
+  /** Changes the faults for connections from one identified sender (fields not given are kept), added to setFaults'. */
   setSourceFaults(source: string, changes: Partial<LinkFaults>): void {
     this.sourceFaults.set(source, { ...(this.sourceFaults.get(source) ?? NO_FAULTS), ...changes });
     this.updateConnections();

@@ -1,108 +1,138 @@
-import { EtcdLeaseProvider } from '../../src/index.js';
-import type { LeaseOpKind, RecordedOp } from '../../history/types.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { killQuietly, onProcessExit } from '../../cluster/exit-cleanup.js';
+import { waitFor } from '../../cluster/wait-for.js';
+import type { RecordedOp } from '../../history/types.js';
+import { deriveSeed } from './rng.js';
+import type { VariantName } from './variants.js';
+import { WORKER_CONFIG_ENV, type WorkerCommand, type WorkerConfig, type WorkerMessage } from './workload-protocol.js';
 
 export interface WorkloadOptions {
-  endpoints: string[];
-  prefix: string;
-  workers: number;
-  keys: string[];
-  ttlMs: number;
-  /** Clock shared by every worker: all belief windows are compared on it. */
-  now?: () => number;
+  readonly endpoints: readonly string[];
+  readonly prefix: string;
+  /** Client processes, each with its own provider and connections. */
+  readonly processes: number;
+  /** Mastra-like holders per process (holder.ts). */
+  readonly holdersPerProcess: number;
+  readonly keys: readonly string[];
+  readonly ttlMs: number;
+  readonly seed: number;
+  /** The provider every process runs. @default 'real' */
+  readonly variant?: VariantName;
 }
 
 export interface RunningWorkload {
-  /** Stops every worker after its current call and resolves with the whole history. */
-  stop(): Promise<RecordedOp[]>;
+  /** Every call recorded so far, from every process, on the machine clock. */
   readonly history: RecordedOp[];
+  readonly processes: number;
+  /** Emulates a suspend of worker `index` for `ms`; resolves with when it stopped and resumed. */
+  suspend(index: number, ms: number): Promise<{ from: number; to: number }>;
+  /** Stops every holder, waits until every call in flight has returned, and resolves with the whole history. */
+  stop(): Promise<RecordedOp[]>;
 }
 
+const READY_TIMEOUT_MS = 60_000;
+/** A worker waits for its calls in flight (each ends within its 5 s deadline) and closes its provider. */
+const STOP_TIMEOUT_MS = 30_000;
+
 /**
- * Several independent clients — each its own EtcdLeaseProvider with its own etcd connection —
- * contending for a handful of keys the way Mastra's runtime does: acquire, renew every ttl/3,
- * sometimes hand the key to a follow-up run of the same worker with transferLease, sometimes release.
- * Every call is recorded with its send and return time; belief windows are derived from that record,
- * not from what the worker thinks.
+ * Client processes contending for a few keys (workload-process.ts), each its own provider and its own etcd
+ * connections, as a fleet of Mastra workers is. Their calls land in one history on one clock.
  */
-export function startWorkload(options: WorkloadOptions): RunningWorkload {
-  const now = options.now ?? (() => performance.now());
+export async function startWorkload(options: WorkloadOptions): Promise<RunningWorkload> {
   const history: RecordedOp[] = [];
-  let stopped = false;
-  const providers = Array.from(
-    { length: options.workers },
-    () => new EtcdLeaseProvider({ hosts: options.endpoints, prefix: options.prefix }) // the defaults are what is measured,
-  );
-
-  const record = async <T>(
-    client: string,
-    key: string,
-    owner: string,
-    op: LeaseOpKind,
-    call: () => Promise<T>,
-    judge: (value: T) => Pick<RecordedOp, 'outcome' | 'fencingToken'>,
-    toOwner?: string,
-  ): Promise<T | undefined> => {
-    const sentAt = now();
-    try {
-      const value = await call();
-      history.push({ client, key, owner, op, ttlMs: options.ttlMs, sentAt, returnedAt: now(), ...(toOwner ? { toOwner } : {}), ...judge(value) });
-      return value;
-    } catch {
-      history.push({ client, key, owner, op, ttlMs: options.ttlMs, sentAt, returnedAt: now(), outcome: 'error', ...(toOwner ? { toOwner } : {}) });
-      return undefined;
-    }
-  };
-
-  const worker = async (index: number): Promise<void> => {
-    const p = providers[index]!;
-    const client = `worker-${index}`;
-    let run = 0;
-    const ttl = options.ttlMs;
-    // What this worker believes it holds: key -> { owner, validUntil } (send time of last success + ttl).
-    const held = new Map<string, { owner: string; validUntil: number }>();
-    while (!stopped) {
-      const key = options.keys[Math.floor(Math.random() * options.keys.length)]!;
-      const mine = held.get(key);
-      if (mine && mine.validUntil <= now()) held.delete(key);
-      const current = held.get(key);
-      if (!current) {
-        const owner = `${client}/run-${++run}`;
-        const sentAt = now();
-        const r = await record(client, key, owner, 'acquire', () => p.acquireLease(key, owner, ttl), (v) => ({
-          outcome: v.acquired ? 'ok' : 'lost',
-          ...(v.acquired && v.fencingToken ? { fencingToken: v.fencingToken } : {}),
-        }));
-        if (r?.acquired) held.set(key, { owner, validUntil: sentAt + ttl });
-      } else {
-        const dice = Math.random();
-        const sentAt = now();
-        if (dice < 0.7) {
-          const ok = await record(client, key, current.owner, 'renew', () => p.renewLease(key, current.owner, ttl), (v) => ({ outcome: v ? 'ok' : 'lost' }));
-          if (ok) held.set(key, { owner: current.owner, validUntil: sentAt + ttl });
-          else held.delete(key);
-        } else if (dice < 0.85) {
-          const next = `${client}/run-${++run}`;
-          const ok = await record(client, key, current.owner, 'transfer', () => p.transferLease(key, current.owner, next, ttl), (v) => ({ outcome: v ? 'ok' : 'lost' }), next);
-          if (ok) held.set(key, { owner: next, validUntil: sentAt + ttl });
-          else held.delete(key);
-        } else {
-          held.delete(key); // belief ends when the release is sent
-          await record(client, key, current.owner, 'release', () => p.releaseLease(key, current.owner), () => ({ outcome: 'ok' }));
-        }
-      }
-      // Pace: each worker makes a call every ~ttl/10, so every held key is renewed well within ttl/3.
-      await new Promise((r) => setTimeout(r, ttl / 10 / options.keys.length + Math.random() * 20));
-    }
-  };
-
-  const running = providers.map((_, i) => worker(i));
+  const workers = Array.from({ length: options.processes }, (_, i) => new Worker(i, options, history));
+  try {
+    await Promise.all(workers.map((w) => w.ready()));
+  } catch (error) {
+    for (const w of workers) w.kill();
+    throw error;
+  }
+  let stopping: Promise<RecordedOp[]> | undefined;
   return {
     history,
-    async stop() {
-      stopped = true;
-      await Promise.all(running);
-      await Promise.all(providers.map((p) => p.close()));
-      return history;
+    processes: workers.length,
+    suspend: (index, ms) => workers[index]!.suspend(ms),
+    stop() {
+      stopping ??= Promise.all(workers.map((w) => w.stop())).then(() => history);
+      return stopping;
     },
   };
+}
+
+class Worker {
+  private readonly child: ChildProcess;
+  private readonly forgetOnExit: () => void;
+  private readonly messages: WorkerMessage[] = [];
+  private exited = false;
+
+  constructor(index: number, options: WorkloadOptions, history: RecordedOp[]) {
+    const config: WorkerConfig = {
+      name: `p${index}`,
+      endpoints: options.endpoints,
+      prefix: options.prefix,
+      keys: options.keys,
+      ttlMs: options.ttlMs,
+      holders: options.holdersPerProcess,
+      seed: deriveSeed(options.seed, index),
+      variant: options.variant ?? 'real',
+    };
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'test/chaos/workload-process.ts'], {
+      env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    this.forgetOnExit = onProcessExit(() => killQuietly(this.child.pid));
+    this.child.on('exit', () => {
+      this.exited = true;
+      this.forgetOnExit();
+    });
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      const message = JSON.parse(line) as WorkerMessage;
+      if ('op' in message) history.push(message.op);
+      else this.messages.push(message);
+    });
+  }
+
+  async ready(): Promise<void> {
+    await this.next('ready' as const, READY_TIMEOUT_MS);
+  }
+
+  async suspend(ms: number): Promise<{ from: number; to: number }> {
+    this.send({ cmd: 'suspend', ms });
+    const message = await this.next('suspended' as const, ms + 10_000);
+    return message.suspended;
+  }
+
+  async stop(): Promise<void> {
+    if (this.exited) return;
+    this.send({ cmd: 'stop' });
+    try {
+      await this.next('stopped' as const, STOP_TIMEOUT_MS);
+      await waitFor('the worker to exit', () => this.exited, { timeoutMs: 5_000 });
+    } finally {
+      this.kill();
+    }
+  }
+
+  kill(): void {
+    if (!this.exited) killQuietly(this.child.pid);
+  }
+
+  private send(command: WorkerCommand): void {
+    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
+  }
+
+  /** The first message of this kind not yet taken; fails at once if the worker exits first. */
+  private async next<K extends 'ready' | 'suspended' | 'stopped'>(kind: K, timeoutMs: number): Promise<Extract<WorkerMessage, Record<K, unknown>>> {
+    return waitFor(
+      `worker message '${kind}'`,
+      () => {
+        const index = this.messages.findIndex((m) => kind in m);
+        if (index >= 0) return this.messages.splice(index, 1)[0] as Extract<WorkerMessage, Record<K, unknown>>;
+        if (this.exited) throw new Error(`the worker exited before sending '${kind}'`);
+        return undefined;
+      },
+      { timeoutMs, intervalMs: 20 },
+    );
+  }
 }

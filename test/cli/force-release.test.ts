@@ -71,10 +71,10 @@ describe('etcd-lease release --force', () => {
 
   it('a delete held on the way and delivered after the key was freed and taken again does not delete the new tenure', async () => {
     const { result, provider } = await forceReleaseInterrupted(async (link, provider) => {
-      link.setFaults({ blackhole: true }); // the delete is on its way: hold it (and every retry)
+      link.setFaults({ holdRequests: true, holdResponses: true }); // the delete is on its way: hold it (and every retry)
       await provider.releaseLease('k', 'A');
       await provider.acquireLease('k', 'B', 15_000);
-      link.setFaults({ blackhole: false, latencyMs: 0 }); // the held delete and its retries now reach etcd
+      link.setFaults({ holdRequests: false, holdResponses: false, latencyMs: 0 }); // the held delete and its retries now reach etcd
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('not deleted: it was freed and taken again');

@@ -1,8 +1,8 @@
-import { noop } from 'cockatiel';
-import { Etcd3, GRPCDeadlineExceededError } from 'etcd3';
+import { GRPCDeadlineExceededError } from 'etcd3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../cluster/wait-for.js';
 import { startCluster, type TestCluster } from './cluster.js';
+import { plainClients, within } from './plain-client.js';
 
 /**
  * Exercises the test cluster against real etcd members, on whichever driver the run chose (processes, or
@@ -13,21 +13,10 @@ import { startCluster, type TestCluster } from './cluster.js';
 
 const CLUSTER_TEST_TIMEOUT_MS = 60_000;
 
-/** A client without etcd3's retries and circuit breakers, which would mask injected faults. */
-function plainClient(hosts: string | string[]): Etcd3 {
-  return new Etcd3({ hosts, faultHandling: { host: () => noop, global: noop } });
-}
-
-const within = (ms: number) => ({ deadline: Date.now() + ms });
 
 describe('cluster harness', () => {
   let cluster: TestCluster;
-  const clients: Etcd3[] = [];
-  const clientFor = (hosts: string | string[]) => {
-    const client = plainClient(hosts);
-    clients.push(client);
-    return client;
-  };
+  const { clientFor, closeAll } = plainClients();
   /** The leader and one of its followers. */
   const leaderAndFollower = async () => {
     const leader = await cluster.leader();
@@ -42,7 +31,7 @@ describe('cluster harness', () => {
     await cluster.waitHealthy(20_000);
   }, CLUSTER_TEST_TIMEOUT_MS);
   afterEach(() => {
-    for (const client of clients.splice(0)) client.close();
+    closeAll();
   });
   afterAll(async () => {
     await cluster?.stop();

@@ -1,0 +1,14 @@
+import { LeaseClock } from '../../../src/clock/lease-clock.js';
+import { OPERATIONS, type OperationSet } from '../../../src/calls/operation-set.js';
+import { read, remove, valueIs } from '../../../src/operations/etcd-txn.js';
+import { EtcdLeaseProvider } from '../../../src/index.js';
+import type { ProviderFactory } from '../provider-under-test.js';
+
+// Breaks rule 3: release compares only the owner, so a late release deletes a later tenure of the same owner string.
+export const PRE_FIX_RELEASE: OperationSet['release'] = {
+  txn: (key, value) => ({ compare: [valueIs(key, value)], success: [remove(key)], failure: [read(key)] }),
+  decode: OPERATIONS.release.decode,
+};
+
+export const preFixRelease: ProviderFactory = (options, clock) =>
+  new EtcdLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, release: PRE_FIX_RELEASE } });
