@@ -17,7 +17,7 @@ import { ProviderClosedError } from './errors/closed.js';
 import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
 import { hold } from './handles/hold.js';
 import type { LeaseHandle } from './handles/lease-handle.js';
-import { splitMetadata } from './keys/call-arguments.js';
+import { checkMetadata, splitMetadata } from './keys/call-arguments.js';
 import { checkEntrySize, checkText, encodeKey } from './keys/key-codec.js';
 import { decodeLeaseValue, encodeLeaseValue } from './keys/lease-value.js';
 import { checkTtl } from './keys/ttl.js';
@@ -170,7 +170,9 @@ export class EtcdLeaseProvider implements LeaseProvider {
     const sentAt = this.clock.now();
     this.assertOpen('transferLease');
     const from = splitMetadata('fromMetadata', fromMetadata, typeof fromMetadata === 'object' ? call : undefined);
-    const to = splitMetadata('toMetadata', toMetadata, undefined);
+    // toMetadata is never call options (those come 5th, or 7th): an object here is a mistake, not options to drop.
+    checkMetadata('toMetadata', toMetadata);
+    const to = { metadata: toMetadata };
     checkText('fromOwner', fromOwner);
     checkText('toOwner', toOwner);
     checkText('key', key);

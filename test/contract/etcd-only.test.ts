@@ -2,14 +2,12 @@ import { isLeaseProvider } from '@mastra/core/events';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import {
-  EtcdLeaseProvider,
-  EtcdUnavailableError,
-  LeaseArgumentRangeError,
-  LeaseArgumentTypeError,
-  ProviderClosedError,
-} from '../../src/index.js';
+import { EtcdLeaseProvider, EtcdUnavailableError, ProviderClosedError } from '../../src/index.js';
+import { OPERATIONS, type OperationSet } from '../../src/calls/operation-set.js';
+import { put } from '../../src/operations/etcd-txn.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { leaseCalls, type LeaseCalls } from './lease-calls.js';
+import { raceTransfers } from './transfer-race.js';
 import { elapse } from '../support/wait.js';
 
 // What only a distributed backend can show: several clients, prefix isolation, the server's clock,
@@ -94,44 +92,25 @@ describe('distributed retry semantics', () => {
   });
 });
 
-describe('bad input', () => {
-  // Pointed at a port nobody answers on: had anything been sent, the call would end in
-  // EtcdUnavailableError after the deadline instead of the immediate argument error.
-  const offline = () => new EtcdLeaseProvider({ hosts: '127.0.0.1:1', deadlineMs: 60_000 });
+describe('racing transfers need the holder compared inside the transaction', () => {
+  // The contract's race (lease-contract.ts) with a deliberately broken transfer: a put with no compare. Both racers
+  // then report true — what the contract's "exactly one wins" check exists to catch.
+  const BLIND_TRANSFER: OperationSet = {
+    ...OPERATIONS,
+    transfer: { txn: (key, _from, _revision, to, lease) => ({ compare: [], success: [put(key, to, lease)], failure: [] }), decode: OPERATIONS.transfer.decode },
+  };
 
-  type ErrorClass = new (parameter: string, message: string) => Error;
-  const cases: Array<[string, (p: EtcdLeaseProvider) => Promise<unknown>, string, ErrorClass]> = [
-    ['empty key', (p) => p.acquireLease('', 'A', 1000), 'key', LeaseArgumentTypeError],
-    ['non-string key', (p) => p.getLeaseOwner(5 as never), 'key', LeaseArgumentTypeError],
-    ['empty owner', (p) => p.renewLease('k', '', 1000), 'owner', LeaseArgumentTypeError],
-    ['non-string owner', (p) => p.releaseLease('k', null as never), 'owner', LeaseArgumentTypeError],
-    ['empty fromOwner', (p) => p.transferLease('k', '', 'B', 1000), 'fromOwner', LeaseArgumentTypeError],
-    ['empty toOwner', (p) => p.transferLease('k', 'A', '', 1000), 'toOwner', LeaseArgumentTypeError],
-    ['zero ttl', (p) => p.acquireLease('k', 'A', 0), 'ttlMs', LeaseArgumentRangeError],
-    ['negative ttl', (p) => p.renewLease('k', 'A', -5), 'ttlMs', LeaseArgumentRangeError],
-    ['NaN ttl', (p) => p.transferLease('k', 'A', 'B', NaN), 'ttlMs', LeaseArgumentRangeError],
-    ['Infinity ttl', (p) => p.acquireLease('k', 'A', Infinity), 'ttlMs', LeaseArgumentRangeError],
-    ['string ttl', (p) => p.acquireLease('k', 'A', '1000' as never), 'ttlMs', LeaseArgumentTypeError],
-    ['oversized key', (p) => p.acquireLease('k'.repeat(2_000_000), 'A', 1000), 'key', LeaseArgumentRangeError],
-    ['lone surrogate', (p) => p.acquireLease('k\uD800', 'A', 1000), 'key', LeaseArgumentTypeError],
-  ];
-
-  it.each(cases)('%s is rejected at once with an error naming the parameter, and nothing is sent', async (_, call, parameter, type) => {
-    const p = offline();
-    const startedAt = performance.now();
-    const error = await call(p).then(() => undefined, (e: unknown) => e);
-    expect(error).toBeInstanceOf(type);
-    expect((error as Error).message.startsWith(`${parameter}: `)).toBe(true);
-    expect((error as { code: string }).code).toBe('ELEASE_INVALID_ARGUMENT');
-    expect(performance.now() - startedAt).toBeLessThan(500);
-    await p.close();
-  });
-
-  it('bad input against a live cluster stores nothing', async () => {
+  it('negative control: with a blind put, both transfers of one race report true', async () => {
     const prefix = etcd.uniquePrefix();
-    const p = etcd.provider({ prefix });
-    for (const [, call] of cases) await call(p).catch(() => undefined);
-    expect(await etcd.rawClient().getAll().prefix(prefix).keys()).toEqual([]);
+    const broken = [0, 1].map(() => new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { operations: BLIND_TRANSFER }));
+    try {
+      const [holder, rival] = broken.map((p) => leaseCalls(p, false)) as [LeaseCalls, LeaseCalls];
+      const reader = leaseCalls(etcd.provider({ prefix }), false);
+      const race = await raceTransfers({ holder, rival, reader }, 'duel', 'A', ['B', 'C'], 5000);
+      expect(race.answers).toEqual([true, true]);
+    } finally {
+      await Promise.all(broken.map((p) => p.close()));
+    }
   });
 });
 

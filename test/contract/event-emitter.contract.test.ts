@@ -1,9 +1,13 @@
 import { EventEmitterPubSub } from '@mastra/core/events';
 import { leaseContract } from './lease-contract.js';
 
-// The anchor: Mastra's own in-memory provider. The shared contract must hold for it unchanged.
+// The anchor: Mastra's own in-memory provider (1.71, no run metadata). The shared contract must hold for it
+// unchanged; every "client" is the same instance, since its leases live in its memory.
 leaseContract('EventEmitterPubSub (anchor)', {
-  provider: async () => new EventEmitterPubSub(),
+  clients: async (count) => {
+    const pubsub = new EventEmitterPubSub();
+    return Array.from({ length: count }, () => pubsub);
+  },
   ttlMs: 2500,
   expirySlackMs: 100,
 });

@@ -1,6 +1,6 @@
-import { Etcd3 } from 'etcd3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EtcdAuthenticationError, EtcdLeaseProvider, EtcdPermissionError } from '../../src/index.js';
+import { enableAppAuth } from '../support/app-user.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 
 // Errors that retrying cannot fix fail fast with a typed error and are not retried:
@@ -9,19 +9,7 @@ const etcd = useEtcdCluster();
 const DEADLINE_MS = 30_000;
 
 beforeAll(async () => {
-  const admin = new Etcd3({ hosts: etcd.cluster.endpoints() });
-  try {
-    await admin.role('root').create();
-    await admin.user('root').create('root-secret');
-    await admin.user('root').addRole('root');
-    const app = await admin.role('lease-app').create();
-    await app.grant({ permission: 'Readwrite', range: admin.range({ prefix: 'allowed/' }) });
-    await admin.user('app').create('app-secret');
-    await admin.user('app').addRole('lease-app');
-    await admin.auth.authEnable({});
-  } finally {
-    admin.close();
-  }
+  await enableAppAuth(etcd.cluster.endpoints());
 });
 
 async function timed<T>(call: () => Promise<T>): Promise<{ error: unknown; ms: number }> {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LeaseEvent } from '../../src/index.js';
+import { EtcdUnavailableError, type LeaseEvent } from '../../src/index.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 
 // A member that hangs (SIGSTOP, or a blackholed network) must cost a caller at most about one
@@ -48,5 +48,35 @@ describe('a hung member', () => {
     await etcd.cluster.blackhole(follower);
     const latencies = await sequentialCalls(30);
     expect(Math.max(...latencies)).toBeLessThan(DEADLINE_MS / 4);
+  });
+});
+
+describe('getLease on a slow member', () => {
+  it('finishes within one deadline: its read and its lease TTL request share the budget', async () => {
+    const LINK_LATENCY_MS = 500;
+    const leader = await etcd.cluster.leader();
+    const slow = (leader + 1) % etcd.cluster.size;
+    const prefix = etcd.uniquePrefix();
+    await etcd.provider({ prefix }).acquireLease('k', 'A', 60_000);
+    await etcd.cluster.setLatency(slow, LINK_LATENCY_MS);
+    // Attempts as long as the deadline: only the call's budget may cut a request short.
+    const p = etcd.provider({ prefix, hosts: [etcd.cluster.endpoint(slow)], attemptTimeoutMs: 20_000, deadlineMs: 20_000 });
+    expect(await p.getLeaseOwner('k')).toBe('A'); // connects: the handshake is not what is measured
+    let startedAt = performance.now();
+    await p.getLeaseOwner('k');
+    const readMs = performance.now() - startedAt;
+    startedAt = performance.now();
+    expect(await p.getLease('k')).toMatchObject({ owner: 'A' });
+    const fullMs = performance.now() - startedAt;
+    // Room for the read, not for the read and the TTL request: a getLease that gave each request a full budget
+    // would answer at about fullMs, after the deadline; one budget ends the call at the deadline.
+    const deadlineMs = Math.round(readMs + (fullMs - readMs) / 2);
+    startedAt = performance.now();
+    const outcome = await p.getLease('k', { deadlineMs }).catch((e: unknown) => e);
+    const boundedMs = performance.now() - startedAt;
+    console.info(`getLease through a member ${LINK_LATENCY_MS} ms away: read ${Math.round(readMs)} ms, read + TTL ${Math.round(fullMs)} ms; with a ${deadlineMs} ms deadline it ended after ${Math.round(boundedMs)} ms`);
+    expect(fullMs - readMs, 'precondition: the TTL request itself takes a link round trip').toBeGreaterThan(LINK_LATENCY_MS);
+    expect(outcome).toBeInstanceOf(EtcdUnavailableError);
+    expect(boundedMs).toBeLessThan(deadlineMs + 250);
   });
 });

@@ -1,11 +1,14 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /**
- * A plain TCP forwarder on 127.0.0.1 that counts the connections clients open through it: the
- * measure of a retry storm. TLS passes through untouched.
+ * A plain TCP forwarder on 127.0.0.1 that counts the connections clients open through it (the
+ * measure of a retry storm) and the bytes they send towards the server (the proof that a call sent
+ * nothing). TLS passes through untouched.
  */
 export class CountingProxy {
   connections = 0;
+  /** Client-to-server bytes forwarded so far, over every connection. */
+  bytesToServer = 0;
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -31,6 +34,7 @@ export class CountingProxy {
           upstream.destroy();
         });
       }
+      client.on('data', (chunk: Buffer) => (proxy.bytesToServer += chunk.length));
       client.pipe(upstream);
       upstream.pipe(client);
     });
