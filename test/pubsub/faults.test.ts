@@ -72,7 +72,8 @@ describe('faults', () => {
   it('a subscriber whose stream member is cut off resumes on another member within 3 × watchCheckMs + 2 s, without a gap', async () => {
     const CHECK_MS = 500;
     const space = etcd.namespace();
-    const publisher = etcd.pubsub(space);
+    // The publisher may have to wait out an election (the cut member may lead): that is not what is measured here.
+    const publisher = etcd.pubsub(space, { deadlineMs: 20_000 });
     const subscriber = etcd.pubsub(space, { watchCheckMs: CHECK_MS });
     const got = collector();
     await subscriber.subscribe('stalled', got.cb);
@@ -85,21 +86,21 @@ describe('faults', () => {
     let resumedAfterMs: number | undefined;
     for (const member of [0, 1, 2]) {
       await etcd.cluster.blackhole(member);
-      const cutAt = performance.now();
       try {
         await publish();
+        const committedAt = performance.now();
         const arrived = await waitFor('the event', () => got.events.length === k, { timeoutMs: 300, intervalMs: 5 }).then(() => true, () => false);
         if (arrived) continue;
         await got.until(k, 3 * CHECK_MS + 5000);
-        resumedAfterMs = performance.now() - cutAt;
+        resumedAfterMs = performance.now() - committedAt;
         break;
       } finally {
         await etcd.cluster.heal(member);
       }
     }
     expect(resumedAfterMs).toBeDefined();
-    // Two missed checks after the one in flight, then a reconnect; 2 s more covers an election when the cut
-    // member was the leader (nothing commits before it) and a busy 2-core machine.
+    // From the commit of an event the silent stream does not bring: two missed checks after the one in flight,
+    // then a reconnect; 2 s more for a busy 2-core machine.
     expect(resumedAfterMs!).toBeLessThan(3 * CHECK_MS + 2000);
     await publish();
     await got.until(k);
