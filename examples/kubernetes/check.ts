@@ -1,7 +1,7 @@
 /**
  * Static checks of the Kubernetes example, for CI: every YAML file parses without errors or
  * warnings, and the pieces that must agree do (etcd member names, ETCD_ENDPOINTS, Secrets,
- * Services). Run: `npx tsx examples/kubernetes/check.ts` (exit code 1 on problems); the
+ * Services, the event and lease prefixes, etcd compacting the history events leave behind). Run: `npx tsx examples/kubernetes/check.ts` (exit code 1 on problems); the
  * test suite runs it too (test/mastra/kubernetes-manifests.test.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -63,9 +63,11 @@ export function checkManifests(dir: string): string[] {
   const initialCluster = etcdArgs.find((a) => a.startsWith('--initial-cluster='))?.split('=').slice(1).join('=');
   const expectedCluster = Array.from({ length: members }, (_, i) => `etcd-${i}=https://${memberHost(i)}:2380`).join(',');
   if (initialCluster !== expectedCluster) problems.push(`etcd --initial-cluster is ${initialCluster}, expected ${expectedCluster}`);
-  for (const flag of ['--client-cert-auth', '--peer-client-cert-auth']) {
+  for (const flag of ['--client-cert-auth', '--peer-client-cert-auth', '--auto-compaction-mode=periodic']) {
     if (!etcdArgs.includes(flag)) problems.push(`etcd lacks ${flag}`);
   }
+  // EtcdPubSub writes short-lived keys all the time: etcd must compact its history by itself (it never does by default).
+  if (!etcdArgs.some((a) => /^--auto-compaction-retention=\d+[smh]?$/.test(a))) problems.push('etcd lacks --auto-compaction-retention (EtcdPubSub needs etcd to compact)');
 
   const app = find('Deployment', 'mastra-app');
   if (!app) return [...problems, 'no Deployment mastra-app'];
@@ -80,6 +82,11 @@ export function checkManifests(dir: string): string[] {
   if (!(ttl >= 2000 && ttl % 1000 === 0)) problems.push(`MASTRA_AGENT_THREAD_LEASE_TTL_MS must be whole seconds of at least 2 s, got ${env.MASTRA_AGENT_THREAD_LEASE_TTL_MS}`);
   for (const name of ['ETCD_CA_FILE', 'ETCD_CERT_FILE', 'ETCD_KEY_FILE']) {
     if (!env[name]) problems.push(`Deployment mastra-app does not set ${name}`);
+  }
+  const leasePrefix = env.ETCD_LEASE_PREFIX ?? 'mastra/lease/';
+  const eventPrefix = env.ETCD_EVENT_PREFIX ?? 'mastra/events/';
+  if (leasePrefix.startsWith(eventPrefix) || eventPrefix.startsWith(leasePrefix)) {
+    problems.push(`ETCD_EVENT_PREFIX ${eventPrefix} overlaps ETCD_LEASE_PREFIX ${leasePrefix}: events would be read as leases`);
   }
 
   // Every Secret a pod mounts is one make-certs.sh creates.

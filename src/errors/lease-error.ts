@@ -14,7 +14,8 @@ export type LeaseErrorCode =
   | 'ELEASE_PERMISSION'
   | 'ELEASE_TLS'
   | 'ELEASE_TIMEOUT'
-  | 'ELEASE_LOST';
+  | 'ELEASE_LOST'
+  | 'ELEASE_EVENT_TOO_LARGE';
 
 /** Marker so `isLeaseError` works across duplicated copies of this package. */
 export const LEASE_ERROR = Symbol.for('etcd-lease-provider.error');

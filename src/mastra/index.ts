@@ -4,3 +4,9 @@
 export { withEtcdLeases } from './with-etcd-leases.js';
 export { EtcdLeasedPubSub, type ClosableLeaseProvider } from './etcd-leased-pubsub.js';
 export type { WithEtcdLeasesOptions, LeaseOperation } from './options.js';
+export { EtcdPubSub } from './etcd-pubsub.js';
+export type { EtcdPubSubOptions } from './etcd-pubsub-options.js';
+export { streamPartsWriteBehind } from './etcd-pubsub-publish-modes.js';
+export type { EtcdPubSubEventOptions, PublishMode, PublishedEvent } from '../pubsub/options.js';
+export { EventTooLargeError } from '../errors/event-too-large.js';
+export { PUBSUB_METRIC } from '../metrics/instruments.js';

@@ -74,3 +74,53 @@ export function createInstruments(meter: Meter): Instruments {
     }),
   };
 }
+
+/** Metric names of `EtcdPubSub` (same meter). Labels are fixed enums: never a topic, group or event id. */
+export const PUBSUB_METRIC = {
+  publishDuration: 'etcd_pubsub_publish_duration_seconds',
+  events: 'etcd_pubsub_events_total',
+  redeliveries: 'etcd_pubsub_redeliveries_total',
+  dropped: 'etcd_pubsub_dropped_total',
+  watchResumes: 'etcd_pubsub_watch_resumes_total',
+  writeBehindFailures: 'etcd_pubsub_write_behind_failures_total',
+  compactionMissing: 'etcd_pubsub_compaction_missing',
+} as const;
+
+export type RedeliveryReason = 'nack' | 'member-lost' | 'ack-deadline';
+export type DropReason = 'max-attempts' | 'oversize-replay' | 'compacted';
+export type WatchResumeReason = 'reconnect' | 'compacted' | 'stalled';
+
+export interface PubSubInstruments {
+  /** attributes: `result` = `ok` | `error`; durable publishes only (write-behind ones resolve before etcd answers) */
+  publishDuration: Histogram<{ result: 'ok' | 'error' }>;
+  /** attributes: `direction` = `published` (committed to etcd) | `delivered` (handed to a callback) */
+  events: Counter<{ direction: 'published' | 'delivered' }>;
+  redeliveries: Counter<{ reason: RedeliveryReason }>;
+  dropped: Counter<{ reason: DropReason }>;
+  watchResumes: Counter<{ reason: WatchResumeReason }>;
+  writeBehindFailures: Counter;
+  /** 1 while the last compaction check found etcd not compacting, else 0 */
+  compactionMissing: ObservableGauge;
+}
+
+export function createPubSubInstruments(meter: Meter): PubSubInstruments {
+  return {
+    publishDuration: meter.createHistogram(PUBSUB_METRIC.publishDuration, {
+      description: 'Duration of one durable publish, from the call until etcd committed it (or it failed)',
+      unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+    }),
+    events: meter.createCounter(PUBSUB_METRIC.events, { description: 'Events published to etcd and delivered to callbacks', valueType: ValueType.INT }),
+    redeliveries: meter.createCounter(PUBSUB_METRIC.redeliveries, { description: 'Events delivered again, by reason', valueType: ValueType.INT }),
+    dropped: meter.createCounter(PUBSUB_METRIC.dropped, { description: 'Events given up on, by reason', valueType: ValueType.INT }),
+    watchResumes: meter.createCounter(PUBSUB_METRIC.watchResumes, { description: 'Watch streams resumed, by reason', valueType: ValueType.INT }),
+    writeBehindFailures: meter.createCounter(PUBSUB_METRIC.writeBehindFailures, {
+      description: 'Write-behind batches that could not be written (their events never reach other processes)',
+      valueType: ValueType.INT,
+    }),
+    compactionMissing: meter.createObservableGauge(PUBSUB_METRIC.compactionMissing, {
+      description: '1 when etcd was found not compacting its history (its db grows until the space quota), else 0',
+      valueType: ValueType.INT,
+    }),
+  };
+}

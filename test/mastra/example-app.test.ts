@@ -2,33 +2,29 @@
  * The example app (examples/mastra-app) against a real etcd cluster: it must start from its
  * environment, wake a thread over HTTP with its lease in etcd, and answer its readiness probe.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { readConfig } from '../../examples/mastra-app/src/config.js';
 import { createApp } from '../../examples/mastra-app/src/server.js';
+import { EtcdPubSub } from '../../src/mastra/etcd-pubsub.js';
 import { EtcdLeaseProvider } from '../../src/provider.js';
 import { startCluster } from '../harness/cluster.js';
 import type { TestCluster } from '../harness/cluster.js';
 import { waitFor } from '../support/wait.js';
 
 let cluster: TestCluster;
-let dir: string;
 let app: ReturnType<typeof createApp>;
 let base: string;
 const prefix = `example-app/${process.pid}/`;
 
 beforeAll(async () => {
   cluster = await startCluster();
-  dir = await mkdtemp(join(tmpdir(), 'mastra-example-'));
   const config = readConfig({
     ETCD_ENDPOINTS: cluster.endpoints().join(', '),
     ETCD_LEASE_PREFIX: prefix,
-    MASTRA_EVENTS_SOCKET: join(dir, 'events.sock'),
+    ETCD_EVENT_PREFIX: `example-app/${process.pid}-events/`,
     PORT: '0',
   });
   app = createApp(config);
@@ -39,13 +35,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await cluster?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('examples/mastra-app', () => {
-  it('is ready once etcd answers', async () => {
+  it('is ready once etcd answers, with events and leases both on EtcdPubSub', async () => {
     const res = await fetch(`${base}/healthz`);
     expect(res.status).toBe(200);
+    expect(app.pubsub).toBeInstanceOf(EtcdPubSub);
   });
 
   it('wakes a thread over HTTP and holds its lease in etcd while the run lasts', async () => {
@@ -91,6 +87,8 @@ describe('examples/mastra-app', () => {
     expect(() => readConfig({ ETCD_ENDPOINTS: 'https://etcd-0:2379', ETCD_USERNAME: 'mastra' })).toThrow(/ETCD_PASSWORD/);
     expect(() => readConfig({})).toThrow(/ETCD_ENDPOINTS/);
     expect(() => readConfig({ ETCD_ENDPOINTS: 'a:1', LEASE_ON_ETCD_ERROR: 'maybe' })).toThrow(/LEASE_ON_ETCD_ERROR/);
+    expect(() => readConfig({ ETCD_ENDPOINTS: 'a:1', MASTRA_STREAM_PARTS: 'sometimes' })).toThrow(/MASTRA_STREAM_PARTS/);
+    expect(readConfig({ ETCD_ENDPOINTS: 'a:1', MASTRA_STREAM_PARTS: 'write-behind' }).etcd.publishMode).toBeTypeOf('function');
     const config = readConfig({ ETCD_ENDPOINTS: 'https://etcd-0:2379, https://etcd-1:2379', ETCD_USERNAME: 'u', ETCD_PASSWORD: 'p' });
     expect(config.etcd.hosts).toEqual(['https://etcd-0:2379', 'https://etcd-1:2379']);
     expect(config.etcd.auth).toEqual({ username: 'u', password: 'p' });

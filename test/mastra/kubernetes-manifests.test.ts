@@ -36,6 +36,16 @@ describe('examples/kubernetes', () => {
     expect(problems.join('\n')).toMatch(/ETCD_ENDPOINTS/);
   });
 
+  it('reports an etcd that does not compact its history (EtcdPubSub would fill its quota)', () => {
+    const problems = withEdit('etcd.yaml', (text) => text.replace(/ *- --auto-compaction-retention=\S+\n/, ''));
+    expect(problems.join('\n')).toMatch(/auto-compaction-retention/);
+  });
+
+  it('reports an event prefix that overlaps the lease prefix', () => {
+    const problems = withEdit('mastra-app.yaml', (text) => text.replace('ETCD_EVENT_PREFIX: mastra/events/', 'ETCD_EVENT_PREFIX: mastra/lease/events/'));
+    expect(problems.join('\n')).toMatch(/ETCD_EVENT_PREFIX/);
+  });
+
   it('reports a Secret that nothing creates', () => {
     const problems = withEdit('mastra-app.yaml', (text) => text.replace('secretName: etcd-client-tls', 'secretName: etcd-tls'));
     expect(problems.join('\n')).toMatch(/etcd-tls/);

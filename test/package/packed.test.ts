@@ -38,6 +38,21 @@ describe('the packed package', () => {
     expect(JSON.parse(execFileSync(process.execPath, ['cjs.cjs'], { cwd: app, encoding: 'utf8' }))).toEqual({ ok: true, methods: true });
   });
 
+  it("exposes EtcdPubSub at 'etcd-lease-provider/mastra' to import and require: a Mastra PubSub and a lease provider", () => {
+    const probePubSub = `
+      const { PubSub, isLeaseProvider } = M;
+      const pubsub = new EtcdPubSub({ hosts: '127.0.0.1:1' });
+      const ok = pubsub instanceof PubSub && isLeaseProvider(pubsub) && isLeaseProvider(pubsub.getLeaseProvider())
+        && typeof streamPartsWriteBehind === 'function' && pubsub.supportedModes.includes('pull');
+      pubsub.close().then(() => console.log(JSON.stringify({ ok })));
+    `;
+    writeFileSync(join(app, 'pubsub.mjs'), `import { EtcdPubSub, streamPartsWriteBehind } from 'etcd-lease-provider/mastra';\nimport * as M from '@mastra/core/events';\n${probePubSub}`);
+    writeFileSync(join(app, 'pubsub.cjs'), `const { EtcdPubSub, streamPartsWriteBehind } = require('etcd-lease-provider/mastra');\nconst M = require('@mastra/core/events');\n${probePubSub}`);
+    for (const file of ['pubsub.mjs', 'pubsub.cjs']) {
+      expect(JSON.parse(execFileSync(process.execPath, [file], { cwd: app, encoding: 'utf8' }))).toEqual({ ok: true });
+    }
+  });
+
   it("exposes withEtcdLeases at 'etcd-lease-provider/mastra' to import and require", () => {
     const probeMastra = `
       const { EventEmitterPubSub, isLeaseProvider } = M;

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 
-import type { EtcdLeaseProviderOptions } from '../../../src/config/options.js';
+import type { EtcdPubSubOptions } from '../../../src/mastra/etcd-pubsub-options.js';
+import { streamPartsWriteBehind } from '../../../src/mastra/etcd-pubsub-publish-modes.js';
 
 /** Everything the app reads from its environment, checked once at start-up. */
 export interface AppConfig {
   port: number;
-  /** Socket of the `UnixSocketPubSub` every Mastra process on this host shares. */
-  eventsSocket: string;
-  etcd: EtcdLeaseProviderOptions;
+  /** Connection, lease and event options of the one etcd cluster every instance shares. */
+  etcd: EtcdPubSubOptions;
   /** `'deny'`: refuse to start a run while etcd is unreachable; `'throw'`: let Mastra run it anyway. */
   onAcquireError: 'throw' | 'deny';
   /** A Mastra model id such as `openai/gpt-4o-mini`; unset: the offline echo model. */
@@ -34,7 +34,15 @@ export function readConfig(env: Env = process.env): AppConfig {
     .map((endpoint) => endpoint.trim())
     .filter(Boolean);
 
-  const etcd: EtcdLeaseProviderOptions = { hosts, prefix: env.ETCD_LEASE_PREFIX ?? 'mastra/lease/' };
+  const etcd: EtcdPubSubOptions = { hosts, prefix: env.ETCD_LEASE_PREFIX ?? 'mastra/lease/' };
+  if (env.ETCD_EVENT_PREFIX) etcd.eventPrefix = env.ETCD_EVENT_PREFIX;
+  // 'write-behind': a thread's token chunks reach etcd in batches (about 40 writes/s per streaming thread at most)
+  // instead of one write per chunk; run lifecycle and routed messages stay durable.
+  const streamParts = env.MASTRA_STREAM_PARTS ?? 'durable';
+  if (streamParts !== 'durable' && streamParts !== 'write-behind') {
+    throw new Error(`MASTRA_STREAM_PARTS must be 'durable' or 'write-behind', got '${streamParts}'`);
+  }
+  if (streamParts === 'write-behind') etcd.publishMode = streamPartsWriteBehind;
   const rootCertificate = file(env, 'ETCD_CA_FILE');
   if (rootCertificate) {
     // Client certificate and key are optional: etcd may authenticate by password instead.
@@ -54,7 +62,6 @@ export function readConfig(env: Env = process.env): AppConfig {
 
   return {
     port,
-    eventsSocket: env.MASTRA_EVENTS_SOCKET ?? '/tmp/mastra-events.sock',
     etcd,
     onAcquireError,
     model: env.MASTRA_MODEL?.trim() || undefined,

@@ -1,20 +1,20 @@
 import { Agent } from '@mastra/core/agent';
-import { UnixSocketPubSub } from '@mastra/core/events';
 import { Mastra } from '@mastra/core/mastra';
 
-// In your app: import { withEtcdLeases } from 'etcd-lease-provider/mastra';
-import { withEtcdLeases } from '../../../src/mastra/index.js';
+// In your app: import { EtcdPubSub } from 'etcd-lease-provider/mastra';
+import { EtcdPubSub } from '../../../src/mastra/index.js';
 import type { AppConfig } from './config.js';
 import { echoModel } from './echo-model.js';
 
 /**
- * The whole integration is the `pubsub:` line: events keep their transport, thread leases
- * go to etcd. Every instance must share the event transport too, or a message that reaches an
- * instance not owning the thread cannot be forwarded to the owner. `UnixSocketPubSub` is shared
- * by the processes of one host (or one pod); across hosts, put a networked Mastra PubSub here.
+ * The whole integration is the `pubsub:` line: Mastra's events between instances (a message that
+ * reaches an instance not owning the thread is forwarded to the owner's run, token streams reach
+ * observers on any instance, workers share their queues) and each thread's lease (who runs it)
+ * both live in etcd. Nothing else is shared: no socket, no request routing, no second store.
  */
 export function createMastra(config: AppConfig) {
-  const pubsub = withEtcdLeases(new UnixSocketPubSub(config.eventsSocket), config.etcd, {
+  const pubsub = new EtcdPubSub({
+    ...config.etcd,
     onAcquireError: config.onAcquireError,
     // Mastra swallows renewal and release failures; this is where they become visible.
     onLeaseError: (error, operation, key) =>
@@ -32,7 +32,7 @@ export function createMastra(config: AppConfig) {
   return {
     mastra,
     pubsub,
-    /** Mastra's shutdown leaves the pubsub open: close it (and the etcd client) afterwards. */
+    /** Mastra's shutdown leaves the pubsub open: close it (events, leases, the etcd client) afterwards. */
     async close() {
       await mastra.shutdown();
       await pubsub.close();

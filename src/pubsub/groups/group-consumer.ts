@@ -1,0 +1,414 @@
+import type { Event, EventCallback } from '@mastra/core/events';
+import { EtcdLeaseInvalidError, type IEvent } from 'etcd3';
+import type { LeaseLogger } from '../../config/options.js';
+import { EtcdCompactedError } from '../../errors/compacted.js';
+import type { EtcdCore } from '../../core/etcd-core.js';
+import type { PubSubInstruments, RedeliveryReason } from '../../metrics/instruments.js';
+import { put, remove, type KeyValue } from '../../operations/etcd-txn.js';
+import type { CallScope } from '../../transport/call-scope.js';
+import { parseTopicEntry, type EventKeys } from '../keys/event-keys.js';
+import type { ResolvedEventOptions } from '../resolve-options.js';
+import { readPrefix } from '../watch/range-read.js';
+import { retryForever } from '../watch/retry-forever.js';
+import type { Watch, WatchStream } from '../watch/watch-stream.js';
+import { claimTxn, decodeClaimOutcome, decodeSettle, settleTxn, type ClaimValue } from './claim-txns.js';
+import { encodeMemberState, GroupState, type ClaimReason, type Decision, type MemberState } from './group-state.js';
+import type { Session } from './session.js';
+
+export interface GroupConsumerDeps {
+  core: EtcdCore;
+  stream: WatchStream;
+  session: Session;
+  keys: EventKeys;
+  topic: string;
+  group: string;
+  /** This consumer's member id (unique per consumer instance). */
+  me: string;
+  startFrom: 'earliest' | 'latest';
+  options: Pick<ResolvedEventOptions, 'claimTimeoutMs' | 'redeliveryDelayMs' | 'ackDeadlineMs' | 'maxInFlightPerGroup' | 'maxDeliveryAttempts' | 'maxReplayBytes'>;
+  logger: LeaseLogger;
+  instruments: PubSubInstruments;
+  decode(value: Buffer): Event | undefined;
+}
+
+/** An event this member claimed and handed to a callback, until it is acked or nacked. */
+interface Handling {
+  readonly claimKey: Buffer;
+  readonly revision: string;
+  readonly attempt: number;
+  settled: boolean;
+}
+
+const CLAIM_ERROR_BACKOFF_MS = 500;
+
+/**
+ * This process's member of one consumer group on one topic (all local callbacks of the group share it, served
+ * round-robin). It registers a member key on the process's session lease, follows the topic's events, claims and
+ * members through one watch, and claims what group-state.ts says is its to take (see there and claim-txns.ts for the
+ * rules and the transactions). A claimed event goes to one local callback with `deliveryAttempt` = the claim's
+ * attempt; ack/nack are compare-on-revision writes, so a late one after a takeover changes nothing.
+ */
+export class GroupConsumer {
+  private readonly callbacks: EventCallback[] = [];
+  private nextCallback = 0;
+  private state: GroupState;
+  private watch: Watch | undefined;
+  private buffer: IEvent[] | undefined;
+  private readonly handling = new Map<string, Handling>();
+  private readonly attempting = new Set<string>();
+  private readonly blocked = new Set<string>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly settling = new Set<Promise<void>>();
+  private readonly topicPrefix: Buffer;
+  private readonly memberKey: Buffer;
+  /** Session lease the member key is on; undefined while not registered (not claiming). */
+  private registeredOn: string | undefined;
+  /** Events created at or below this revision are not ours ('latest'); fixed at the first join. */
+  private floor: string | undefined;
+  private leaving = false;
+  private stopped = false;
+  private readonly stopController = new AbortController();
+  private readonly unlisten: () => void;
+
+  constructor(private readonly deps: GroupConsumerDeps) {
+    this.topicPrefix = deps.keys.topic(deps.topic);
+    this.memberKey = deps.keys.member(deps.topic, deps.group, deps.me);
+    this.state = new GroupState(deps.group, deps.me, 0n);
+    this.unlisten = deps.session.listen({
+      lost: () => {
+        this.registeredOn = undefined;
+      },
+      renewed: () => void this.recover('register', (scope) => this.register(scope, 'active')),
+    });
+  }
+
+  get size(): number {
+    return this.callbacks.length;
+  }
+
+  /** Joins the group (member key, watch, current state) and resolves once this member takes events. */
+  async start(cb: EventCallback, scope: CallScope): Promise<void> {
+    this.callbacks.push(cb);
+    try {
+      await this.register(scope, 'active');
+      await this.sync(scope);
+    } catch (error) {
+      this.stop();
+      throw error;
+    }
+    this.evaluateAll();
+  }
+
+  add(cb: EventCallback): void {
+    this.callbacks.push(cb);
+  }
+
+  /** Removes a callback; returns how many remain. */
+  remove(cb: EventCallback): number {
+    const index = this.callbacks.indexOf(cb);
+    if (index >= 0) this.callbacks.splice(index, 1);
+    return this.callbacks.length;
+  }
+
+  /**
+   * Leaves the group: marked `leaving` at once (no longer preferred, claims nothing more), its member key deleted
+   * once the events it holds are acked or nacked (at most `deadlineMs`), so survivors do not take over work it is
+   * finishing. Resolves once it is marked.
+   */
+  async leave(deadlineMs: number): Promise<void> {
+    if (this.leaving) return;
+    this.leaving = true;
+    this.stopWatching();
+    const scope = this.deps.core.runner.open('unsubscribe', this.deps.core.budget(deadlineMs));
+    try {
+      if (this.registeredOn) await this.register(scope, 'leaving');
+    } catch (error) {
+      this.deps.logger.debug?.('could not mark a group member as leaving', { error });
+    } finally {
+      scope.dispose();
+    }
+    void this.finishLeaving(deadlineMs);
+  }
+
+  /** Waits for pending ack/nack writes, at most `deadlineMs`. */
+  async flush(deadlineMs: number): Promise<void> {
+    if (this.settling.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.settling]), new Promise((r) => (timer = setTimeout(r, deadlineMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Stops everything at once (close): the session revoke removes the member key. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.leaving = true;
+    this.stopWatching();
+    this.stopController.abort();
+    this.unlisten();
+  }
+
+  // ── membership and state ──
+
+  private async register(scope: CallScope, state: MemberState): Promise<void> {
+    const { core, session } = this.deps;
+    const value = encodeMemberState(state);
+    await core.runner.attempts(scope, async (attempt) => {
+      const lease = await session.lease(scope);
+      try {
+        await core.committer.submit(this.memberKey, { compare: [], success: [put(this.memberKey, value, lease)], failure: [] }, attempt.timeoutMs, attempt.signal);
+      } catch (error) {
+        if (error instanceof EtcdLeaseInvalidError) session.invalidate(lease);
+        throw error;
+      }
+      if (state === 'active' && !this.leaving) this.registeredOn = lease;
+    });
+    if (state === 'active') this.evaluateAll();
+  }
+
+  private async finishLeaving(deadlineMs: number): Promise<void> {
+    const until = performance.now() + deadlineMs;
+    while (this.handling.size > 0 && performance.now() < until && !this.stopped) await new Promise((r) => setTimeout(r, 50).unref());
+    await this.flush(Math.max(0, until - performance.now()));
+    this.stop();
+    if (this.deps.core.lifetime.aborted) return;
+    const { core } = this.deps;
+    const scope = core.runner.open('unsubscribe', core.budget(deadlineMs));
+    try {
+      await core.runner.attempts(scope, (attempt) =>
+        core.committer.submit(this.memberKey, { compare: [], success: [remove(this.memberKey)], failure: [] }, attempt.timeoutMs, attempt.signal),
+      );
+    } catch (error) {
+      this.deps.logger.debug?.('could not delete a group member key; it expires with the session', { error });
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  /** Watch the topic from now, read its state at the watch's revision, then apply what the watch buffered. */
+  private async sync(scope: CallScope): Promise<void> {
+    const { core, stream, group, me, options } = this.deps;
+    for (;;) {
+      this.buffer = [];
+      const watch = await stream.watch({ prefix: this.topicPrefix, deletes: true }, this.handler(), scope.signal);
+      if (this.stopped) return void stream.cancel(watch.id);
+      let kvs: KeyValue[];
+      try {
+        ({ kvs } = await readPrefix(core.client, core.runner, scope, this.topicPrefix, watch.createdAt, options.maxReplayBytes));
+      } catch (error) {
+        stream.cancel(watch.id);
+        if (error instanceof EtcdCompactedError) continue; // compacted before we read: start over
+        throw error;
+      }
+      this.floor ??= this.deps.startFrom === 'latest' ? watch.createdAt : '0';
+      const state = new GroupState(group, me, BigInt(this.floor));
+      const now = performance.now();
+      for (const kv of kvs) {
+        const entry = parseTopicEntry(this.topicPrefix, kv.key);
+        if (entry) state.apply(entry, 'put', kv, now);
+      }
+      // A claim this member won but the read did not include yet is kept.
+      for (const [id, h] of this.handling) if (state.events.has(id)) state.noteClaim(id, { m: me, a: h.attempt, s: 'held', t: 0 }, h.revision, now);
+      this.state = state;
+      this.watch = watch;
+      const buffered = this.buffer ?? [];
+      this.buffer = undefined;
+      for (const event of buffered) this.applyChange(event);
+      return;
+    }
+  }
+
+  private handler() {
+    return {
+      onEvents: (events: IEvent[]) => {
+        if (this.buffer) return void this.buffer.push(...events);
+        for (const event of events) this.applyChange(event);
+      },
+      onCanceled: (compactRevision: string | undefined, reason: string) => {
+        this.watch = undefined;
+        if (this.stopped || this.leaving) return;
+        this.deps.instruments.watchResumes.add(1, { reason: 'compacted' });
+        this.deps.logger.warn?.('consumer group watch lost (history compacted); re-reading the topic', { topic: this.deps.topic, compactRevision, reason });
+        void this.recover('subscribe', async (scope) => {
+          await this.sync(scope);
+          this.evaluateAll();
+        });
+      },
+    };
+  }
+
+  private applyChange(event: IEvent): void {
+    const kv = event.kv as unknown as KeyValue;
+    const entry = parseTopicEntry(this.topicPrefix, kv.key);
+    if (!entry) return;
+    const change = event.type === 'Put' ? 'put' : 'delete';
+    const affected = this.state.apply(entry, change, kv, performance.now());
+    if (entry.kind === 'member' && entry.member === this.deps.me && change === 'delete' && this.registeredOn && !this.leaving) {
+      // Our member key vanished while we thought the session alive: its lease expired. Register again on a new one.
+      const lease = this.registeredOn;
+      this.registeredOn = undefined;
+      this.deps.session.invalidate(lease);
+    }
+    if (affected === 'all') this.evaluateAll();
+    else for (const id of affected) this.evaluate(id);
+  }
+
+  // ── deciding and claiming ──
+
+  private evaluateAll(): void {
+    for (const id of this.state.eventIds()) this.evaluate(id);
+  }
+
+  private evaluate(id: string): void {
+    if (this.stopped || this.leaving || this.attempting.has(id) || this.handling.has(id)) return;
+    const { options } = this.deps;
+    clearTimeout(this.timers.get(id));
+    this.timers.delete(id);
+    this.blocked.delete(id);
+    const decision = this.state.decide(id, {
+      now: performance.now(),
+      busy: { has: (e) => this.attempting.has(e) || this.handling.has(e) },
+      canClaim: this.registeredOn !== undefined && this.callbacks.length > 0 && this.attempting.size + this.handling.size < options.maxInFlightPerGroup,
+      claimTimeoutMs: options.claimTimeoutMs,
+      redeliveryDelayMs: options.redeliveryDelayMs,
+      ackDeadlineMs: options.ackDeadlineMs,
+    });
+    this.act(id, decision);
+  }
+
+  private act(id: string, decision: Decision): void {
+    switch (decision.kind) {
+      case 'claim':
+        return void this.claim(id, decision.reason, decision.attempt, decision.claimRevision);
+      case 'wait':
+        return this.later(id, decision.until - performance.now());
+      case 'blocked':
+        this.blocked.add(id);
+        return;
+      case 'ignore':
+        return;
+    }
+  }
+
+  private later(id: string, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      this.evaluate(id);
+    }, Math.max(0, delayMs));
+    timer.unref();
+    this.timers.set(id, timer);
+  }
+
+  private async claim(id: string, reason: ClaimReason, attempt: number, claimRevision: string | undefined): Promise<void> {
+    const { core, keys, topic, group, me } = this.deps;
+    const event = this.state.events.get(id);
+    if (!event) return;
+    this.attempting.add(id);
+    const value: ClaimValue = { m: me, a: attempt, s: 'held', t: Date.now() };
+    const claimKey = keys.claim(topic, group, id);
+    const txn = claimTxn({ claimKey, eventKey: event.key, eventRevision: event.revision, claimRevision, value, lease: event.lease });
+    const scope = core.runner.open('claim', core.budget(core.options.deadlineMs, this.stopController.signal));
+    let lost = false;
+    try {
+      const outcome = await core.runner.attempts(scope, async (a) => decodeClaimOutcome(await core.committer.submit(claimKey, txn, a.timeoutMs, a.signal), value));
+      if (!outcome.won) {
+        // The watch's news of the claim may have come (and been set aside) while this attempt was in flight, or may
+        // come later: the claim read in the same transaction is current now.
+        if (outcome.holder) this.state.noteClaim(id, outcome.holder.value, outcome.holder.revision, performance.now());
+        lost = true;
+        return;
+      }
+      this.state.noteClaim(id, value, outcome.revision, performance.now());
+      const handling: Handling = { claimKey, revision: outcome.revision, attempt, settled: false };
+      this.handling.set(id, handling);
+      this.deliver(id, event.value, handling, reason);
+    } catch (error) {
+      if (this.stopped) return;
+      this.deps.logger.debug?.('claim failed; trying again', { topic, group, error });
+      this.later(id, CLAIM_ERROR_BACKOFF_MS);
+    } finally {
+      this.attempting.delete(id);
+      scope.dispose();
+      if (lost) this.evaluate(id);
+    }
+  }
+
+  private deliver(id: string, value: Buffer, handling: Handling, reason: ClaimReason): void {
+    const { decode, instruments, logger, topic } = this.deps;
+    const decoded = decode(value);
+    if (!decoded) {
+      logger.warn?.('a grouped event could not be decoded; it is acknowledged and skipped', { topic, id });
+      return void this.settle(id, handling, 'ack');
+    }
+    const cb = this.callbacks.length > 0 ? this.callbacks[this.nextCallback++ % this.callbacks.length] : undefined;
+    if (!cb) return void this.settle(id, handling, 'release');
+    instruments.events.add(1, { direction: 'delivered' });
+    if (handling.attempt > 1) instruments.redeliveries.add(1, { reason: redeliveryReason(reason) });
+    const ack = () => this.settle(id, handling, 'ack');
+    const nack = () => this.settle(id, handling, 'nack');
+    try {
+      const result = cb({ ...decoded, deliveryAttempt: handling.attempt }, ack, nack);
+      if (result && typeof (result as Promise<void>).then === 'function') (result as Promise<void>).catch(() => nack());
+    } catch {
+      void nack();
+    }
+  }
+
+  /**
+   * Writes the outcome of a delivery. Resolves after the first try (never rejects); a failed write is retried in
+   * the background, and the event stays counted as handled here until it lands, so it is not taken back as an orphan.
+   */
+  private settle(id: string, handling: Handling, how: 'ack' | 'nack' | 'release'): Promise<void> {
+    if (handling.settled) return Promise.resolve();
+    handling.settled = true;
+    const { core, me, options, logger, instruments, topic } = this.deps;
+    const t = Date.now();
+    let value: ClaimValue;
+    if (how === 'ack') value = { m: me, a: handling.attempt, s: 'done', t };
+    else if (how === 'release') value = { m: me, a: handling.attempt - 1, s: 'retry', t };
+    else if (handling.attempt >= options.maxDeliveryAttempts) {
+      value = { m: me, a: handling.attempt, s: 'done', t, dropped: true };
+      instruments.dropped.add(1, { reason: 'max-attempts' });
+      logger.warn?.('grouped event dropped after its last delivery attempt', { topic, group: this.deps.group, id, attempts: handling.attempt });
+    } else value = { m: me, a: handling.attempt, s: 'retry', t };
+    const write = (scope: CallScope) =>
+      core.runner
+        .attempts(scope, async (a) => decodeSettle(await core.committer.submit(handling.claimKey, settleTxn(handling.claimKey, handling.revision, value), a.timeoutMs, a.signal), value))
+        .then(() => undefined);
+    const first = core.runner.open(how, core.budget());
+    const firstTry = write(first).finally(() => first.dispose());
+    const done = firstTry
+      .catch(() => retryForever(core, how, this.stopController.signal, logger, write))
+      .finally(() => {
+        this.handling.delete(id);
+        this.settling.delete(done);
+        // The watch may have brought our own retry claim while the event still counted as handled here.
+        this.evaluate(id);
+        this.unblock();
+      });
+    this.settling.add(done);
+    return firstTry.catch(() => {});
+  }
+
+  /** Capacity freed: look again at what was blocked on it. */
+  private unblock(): void {
+    for (const id of [...this.blocked]) this.evaluate(id);
+  }
+
+  private stopWatching(): void {
+    if (this.watch) this.deps.stream.cancel(this.watch.id);
+    this.watch = undefined;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private recover(operation: string, work: (scope: CallScope) => Promise<void>): Promise<void> {
+    return retryForever(this.deps.core, operation, this.stopController.signal, this.deps.logger, work);
+  }
+}
+
+function redeliveryReason(reason: ClaimReason): RedeliveryReason {
+  if (reason === 'retry') return 'nack';
+  if (reason === 'ack-deadline') return 'ack-deadline';
+  return 'member-lost';
+}

@@ -1,0 +1,183 @@
+import type { KeyValue } from '../../operations/etcd-txn.js';
+import type { TopicEntry } from '../keys/event-keys.js';
+import { preferredMember, rendezvousScore } from './assignment.js';
+import { decodeClaim, type ClaimValue } from './claim-txns.js';
+
+export interface GroupEvent {
+  readonly key: Buffer;
+  readonly value: Buffer;
+  readonly revision: string;
+  readonly lease: string;
+  /** When this member first saw it (ms, the consumer's clock). */
+  readonly seenAt: number;
+}
+
+export interface GroupClaim extends ClaimValue {
+  readonly revision: string;
+  readonly seenAt: number;
+}
+
+export type MemberState = 'active' | 'leaving';
+
+export type ClaimReason = 'new' | 'retry' | 'member-lost' | 'orphan' | 'ack-deadline';
+
+export type Decision =
+  /** Nothing to do for this event (gone, done, held by a live member, before our start). */
+  | { kind: 'ignore' }
+  /** This member cannot claim now (not registered, or at its in-flight limit); look again when that changes. */
+  | { kind: 'blocked' }
+  /** Look again at `until` (a retry not due yet, or another member is preferred and has until then). */
+  | { kind: 'wait'; until: number }
+  | { kind: 'claim'; reason: ClaimReason; attempt: number; claimRevision: string | undefined };
+
+export interface DecideContext {
+  now: number;
+  /** Events this member is handling or claiming right now. */
+  busy: { has(id: string): boolean };
+  /** Registered (its member key is live) and under its in-flight limit. */
+  canClaim: boolean;
+  claimTimeoutMs: number;
+  redeliveryDelayMs: number;
+  /** 0: off. */
+  ackDeadlineMs: number;
+}
+
+/**
+ * What one member knows about one consumer group of one topic — events, claims, members — built from one watch over
+ * the topic, and the pure rule for who takes what:
+ *
+ * - an event is claimable when it has no claim, when its claim was nacked (after the redelivery delay), when its
+ *   holder's member key is gone (dead consumer), when it is held by this member but not being handled here (left
+ *   over from a lost session), or, with an ack deadline, when its holder kept it too long;
+ * - the preferred member (rendezvous hashing over the active members) claims at once; the others wait
+ *   `claimTimeoutMs` and claim only if nobody has by then (the preferred one may be alive to etcd but stuck).
+ */
+export class GroupState {
+  readonly events = new Map<string, GroupEvent>();
+  readonly claims = new Map<string, GroupClaim>();
+  readonly members = new Map<string, MemberState>();
+  /** When members were seen leaving (their keys deleted), for the fallback timer of their claims. */
+  private readonly departed = new Map<string, number>();
+
+  /**
+   * @param floor events created at or below this revision are not this member's concern (startFrom 'latest');
+   *              '0' for 'earliest'
+   */
+  constructor(
+    readonly group: string,
+    readonly me: string,
+    private readonly floor: bigint,
+  ) {}
+
+  /**
+   * Applies one change seen under the topic; returns the events whose decision may have changed, or 'all' after a
+   * membership change.
+   */
+  apply(entry: TopicEntry, change: 'put' | 'delete', kv: KeyValue, now: number): string[] | 'all' {
+    switch (entry.kind) {
+      case 'event':
+        if (change === 'delete') {
+          this.events.delete(entry.id);
+          this.claims.delete(entry.id); // on the same lease: gone in the same revoke, or by clearTopic
+          return [entry.id];
+        }
+        if (BigInt(kv.create_revision) <= this.floor || this.claims.get(entry.id)?.s === 'done') return [];
+        if (!this.events.has(entry.id)) {
+          this.events.set(entry.id, { key: kv.key, value: kv.value, revision: kv.mod_revision, lease: kv.lease, seenAt: now });
+        }
+        return [entry.id];
+      case 'claim': {
+        if (entry.group !== this.group) return [];
+        if (change === 'delete') {
+          this.claims.delete(entry.id);
+          return [entry.id];
+        }
+        const value = decodeClaim(kv.value);
+        if (!value) return [];
+        return this.noteClaim(entry.id, value, kv.mod_revision, now) ? [entry.id] : [];
+      }
+      case 'member': {
+        if (entry.group !== this.group) return [];
+        if (change === 'delete') {
+          this.members.delete(entry.member);
+          this.departed.set(entry.member, now);
+        } else {
+          this.members.set(entry.member, decodeMemberState(kv.value));
+          this.departed.delete(entry.member);
+        }
+        return 'all';
+      }
+    }
+  }
+
+  /**
+   * Records a claim as of `revision` unless a newer one is known — from the watch, or from the read in a lost claim
+   * transaction, which may come before the watch tells. False when it changed nothing.
+   */
+  noteClaim(id: string, value: ClaimValue, revision: string, now: number): boolean {
+    const known = this.claims.get(id);
+    if (known && BigInt(known.revision) >= BigInt(revision)) return false;
+    this.claims.set(id, { ...value, revision, seenAt: now });
+    // A finished event needs nothing more from this member: keep only its claim, which is small.
+    if (value.s === 'done') this.events.delete(id);
+    return true;
+  }
+
+  /** Members that take new events (not leaving). */
+  activeMembers(): string[] {
+    return [...this.members].filter(([, state]) => state === 'active').map(([member]) => member);
+  }
+
+  decide(id: string, context: DecideContext): Decision {
+    const event = this.events.get(id);
+    if (!event) return { kind: 'ignore' };
+    const claimable = this.claimable(id, event, context);
+    if (!claimable) return { kind: 'ignore' };
+    if (!context.canClaim) return { kind: 'blocked' };
+    if (context.now < claimable.since) return { kind: 'wait', until: claimable.since };
+    const candidates = this.activeMembers().filter((m) => m !== claimable.exclude);
+    const preferred = preferredMember(candidates.includes(this.me) ? candidates : [...candidates, this.me], id);
+    const claim = { kind: 'claim' as const, reason: claimable.reason, attempt: claimable.attempt, claimRevision: claimable.claimRevision };
+    if (preferred === this.me) return claim;
+    const fallbackAt = claimable.since + context.claimTimeoutMs;
+    return context.now >= fallbackAt ? claim : { kind: 'wait', until: fallbackAt };
+  }
+
+  /** Every event this member knows of, most preferred for it first (so a member at its limit takes its own share first). */
+  eventIds(): string[] {
+    return [...this.events.keys()].sort((a, b) => rendezvousScore(this.me, b) - rendezvousScore(this.me, a));
+  }
+
+  private claimable(
+    id: string,
+    event: GroupEvent,
+    context: DecideContext,
+  ): { since: number; reason: ClaimReason; attempt: number; claimRevision: string | undefined; exclude?: string } | undefined {
+    const claim = this.claims.get(id);
+    if (!claim) return { since: event.seenAt, reason: 'new', attempt: 1, claimRevision: undefined };
+    const next = { attempt: claim.a + 1, claimRevision: claim.revision };
+    switch (claim.s) {
+      case 'done':
+        return undefined;
+      case 'retry':
+        return { ...next, since: claim.seenAt + context.redeliveryDelayMs * claim.a, reason: 'retry' };
+      case 'held':
+        if (claim.m === this.me) return context.busy.has(id) ? undefined : { ...next, since: claim.seenAt, reason: 'orphan' };
+        if (!this.members.has(claim.m)) return { ...next, since: Math.max(claim.seenAt, this.departed.get(claim.m) ?? 0), reason: 'member-lost' };
+        if (context.ackDeadlineMs > 0) return { ...next, since: claim.seenAt + context.ackDeadlineMs, reason: 'ack-deadline', exclude: claim.m };
+        return undefined;
+    }
+  }
+}
+
+export function encodeMemberState(state: MemberState): Buffer {
+  return Buffer.from(JSON.stringify({ state }), 'utf8');
+}
+
+function decodeMemberState(value: Buffer): MemberState {
+  try {
+    return (JSON.parse(value.toString('utf8')) as { state?: unknown }).state === 'leaving' ? 'leaving' : 'active';
+  } catch {
+    return 'active';
+  }
+}

@@ -1,0 +1,235 @@
+import { TaskCancelledError } from 'cockatiel';
+import { EtcdLeaseInvalidError } from 'etcd3';
+import type { LeaseLogger } from '../../config/options.js';
+import type { EtcdCore } from '../../core/etcd-core.js';
+import { LeaseAbortedError } from '../../errors/aborted.js';
+import { EtcdUnavailableError } from '../../errors/unavailable.js';
+import type { LeasePool } from '../../leases/lease-pool.js';
+import type { PubSubInstruments } from '../../metrics/instruments.js';
+import type { CallScope } from '../../transport/call-scope.js';
+import type { EventKeys } from '../keys/event-keys.js';
+import { clearTopicTxn, decodePublishBatch, publishBatchTxn } from './batch-txn.js';
+import { DEFAULT_BATCH_LIMITS, TopicQueue, type QueuedClear, type QueuedEvent } from './topic-queue.js';
+
+/** What the publisher needs to be told about one event; it is already encoded and size-checked. */
+export interface OutgoingEvent {
+  topic: string;
+  key: Buffer;
+  value: Buffer;
+  /** LeaseClock time of the publish call. */
+  sentAt: number;
+  mode: 'durable' | 'write-behind';
+  deadlineMs: number;
+  signal?: AbortSignal;
+}
+
+/** A queued item and the promise of its caller (or, for write-behind, of `flush`). */
+type Pending = (QueuedEvent | QueuedClear) & {
+  readonly topic: string;
+  readonly deadlineAt: number;
+  settled: boolean;
+  resolve(): void;
+  reject(error: unknown): void;
+  readonly done: Promise<void>;
+};
+
+export interface PublisherDeps {
+  core: EtcdCore;
+  keys: EventKeys;
+  pool: LeasePool;
+  retentionMs: number;
+  writeBehindFlushMs: number;
+  instruments: PubSubInstruments;
+  logger: LeaseLogger;
+}
+
+/**
+ * Writes events to etcd through per-topic queues (topic-queue.ts) and the shared group committer: many topics'
+ * batches, lease renewals, claims and acks ride one transaction. A batch runs under one call scope with the deadline
+ * of its oldest event and is retried as a unit; it rejects every durable event in it when it gives up. Events still
+ * queued reject at their own deadline, so no publish waits longer than its `deadlineMs`.
+ */
+export class Publisher {
+  private readonly queues = new Map<string, TopicQueue<Pending>>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly pending = new Set<Pending>();
+
+  constructor(private readonly deps: PublisherDeps) {}
+
+  /** Resolves when the event is in etcd (durable) or queued (write-behind; failures are logged and counted). */
+  publish(event: OutgoingEvent): Promise<void> {
+    const entry: QueuedEvent = { kind: 'event', key: event.key, value: event.value, sentAt: event.sentAt, mode: event.mode, queuedAt: performance.now() };
+    const item = this.enqueue(event.topic, entry, event.deadlineMs);
+    if (event.mode === 'write-behind') {
+      item.done.catch((error: unknown) => {
+        this.deps.instruments.writeBehindFailures.add(1);
+        this.deps.logger.warn?.('write-behind events could not be written; subscribers in other processes miss them', { topic: event.topic, error });
+      });
+      return Promise.resolve();
+    }
+    const startedAt = performance.now();
+    const signal = event.signal;
+    if (signal) {
+      const onAbort = () => {
+        const queue = this.queues.get(event.topic);
+        // Still queued: it never leaves. Already in a batch: the batch goes on for the others, this caller stops waiting.
+        queue?.remove(item);
+        item.reject(new LeaseAbortedError('publish', signal.reason));
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      item.done.finally(() => signal.removeEventListener('abort', onAbort)).catch(() => {});
+    }
+    return item.done.then(
+      () => this.deps.instruments.publishDuration.record((performance.now() - startedAt) / 1000, { result: 'ok' }),
+      (error: unknown) => {
+        this.deps.instruments.publishDuration.record((performance.now() - startedAt) / 1000, { result: 'error' });
+        throw error;
+      },
+    );
+  }
+
+  /** Deletes the topic's retained events and claims after everything published to it before. Never rejects. */
+  clear(topic: string, deadlineMs: number): Promise<void> {
+    const item = this.enqueue(topic, { kind: 'clear', queuedAt: performance.now() }, deadlineMs);
+    return item.done.catch((error: unknown) => this.deps.logger.warn?.('clearTopic failed; retention removes the events later', { topic, error }));
+  }
+
+  /** Waits for everything queued or in flight now, at most `deadlineMs`. Never rejects. */
+  async flush(deadlineMs: number): Promise<void> {
+    if (this.pending.size === 0) return;
+    // Write-behind events held for company leave now instead of at their flush time.
+    for (const topic of this.queues.keys()) this.pump(topic, true);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.pending].map((p) => p.done)),
+      new Promise((resolve) => (timer = setTimeout(resolve, deadlineMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Rejects whatever is still queued (used by close, after flush). */
+  abandon(reason: Error): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    for (const item of this.pending) item.reject(reason);
+  }
+
+  private enqueue(topic: string, entry: QueuedEvent | QueuedClear, deadlineMs: number): Pending {
+    const { queuedAt } = entry;
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const item: Pending = {
+      ...entry,
+      topic,
+      deadlineAt: queuedAt + deadlineMs,
+      settled: false,
+      done,
+      resolve: () => settle(() => resolve()),
+      reject: (error) => settle(() => reject(error)),
+    } as Pending;
+    // A caller's deadline holds even while its event waits behind another batch: the timer is ref'd, as a pending call.
+    const timer = setTimeout(() => {
+      if (this.queues.get(topic)?.remove(item)) item.reject(new EtcdUnavailableError('publish', 0, performance.now() - queuedAt, undefined));
+    }, deadlineMs);
+    const settle = (finish: () => void) => {
+      if (item.settled) return;
+      item.settled = true;
+      clearTimeout(timer);
+      this.pending.delete(item);
+      finish();
+    };
+    this.pending.add(item);
+    let queue = this.queues.get(topic);
+    if (!queue) {
+      queue = new TopicQueue<Pending>({ ...DEFAULT_BATCH_LIMITS, writeBehindFlushMs: this.deps.writeBehindFlushMs });
+      this.queues.set(topic, queue);
+    }
+    queue.push(item);
+    this.pump(topic);
+    return item;
+  }
+
+  private pump(topic: string, force = false): void {
+    const queue = this.queues.get(topic);
+    if (!queue) return;
+    const now = performance.now();
+    const batch = queue.take(force ? Number.POSITIVE_INFINITY : now);
+    if (batch) {
+      clearTimeout(this.timers.get(topic));
+      this.timers.delete(topic);
+      void this.dispatch(topic, queue, batch);
+      return;
+    }
+    if (queue.idle) {
+      this.queues.delete(topic);
+      return;
+    }
+    const dueAt = queue.dueAt();
+    if (dueAt !== undefined && !this.timers.has(topic)) {
+      this.timers.set(
+        topic,
+        setTimeout(() => {
+          this.timers.delete(topic);
+          this.pump(topic);
+        }, Math.max(0, dueAt - now)),
+      );
+    }
+  }
+
+  private async dispatch(topic: string, queue: TopicQueue<Pending>, batch: Pending[]): Promise<void> {
+    const { core } = this.deps;
+    // An event whose caller gave up after it left the queue is written all the same (the batch is all-or-nothing);
+    // settling it again below does nothing.
+    const head = batch[0]!;
+    const scope = core.runner.open(head.kind === 'clear' ? 'clearTopic' : 'publish', {
+      deadlineMs: Math.max(1, head.deadlineAt - performance.now()),
+      signals: [core.lifetime],
+    });
+    try {
+      if (head.kind === 'clear') await this.sendClear(topic, scope);
+      else await this.sendEvents(topic, batch.filter((item): item is Pending & QueuedEvent => item.kind === 'event'), scope);
+      for (const item of batch) item.resolve();
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    } finally {
+      scope.dispose();
+      queue.settle();
+      this.pump(topic);
+    }
+  }
+
+  private async sendEvents(topic: string, events: QueuedEvent[], scope: CallScope): Promise<void> {
+    const { core, keys, pool, retentionMs, instruments } = this.deps;
+    const keyId = keys.events(topic);
+    // Every event must live retentionMs after its own publish call: the latest call decides the lease.
+    const sentAt = Math.max(...events.map((e) => e.sentAt));
+    await core.runner.attempts(scope, async (attempt) => {
+      const lease = await pool.leaseFor(retentionMs, sentAt);
+      if (attempt.signal.aborted) throw new TaskCancelledError('publish ended while its retention lease was granted');
+      try {
+        return decodePublishBatch(await core.committer.submit(keyId, publishBatchTxn(events, lease.id), attempt.timeoutMs, attempt.signal));
+      } catch (error) {
+        // etcd no longer knows the lease: drop it, so the retry picks another.
+        if (error instanceof EtcdLeaseInvalidError) pool.invalidate(lease.id);
+        throw error;
+      }
+    });
+    instruments.events.add(events.length, { direction: 'published' });
+  }
+
+  private async sendClear(topic: string, scope: CallScope): Promise<void> {
+    const { core, keys } = this.deps;
+    const txn = clearTopicTxn(keys.events(topic), keys.claims(topic));
+    await core.runner.attempts(scope, async ({ deadline }) => {
+      const sentAt = performance.now();
+      const result = await core.client.kv.txn(txn, { deadline });
+      core.runner.timeouts.observe(performance.now() - sentAt);
+      return result;
+    });
+  }
+}

@@ -1,0 +1,118 @@
+import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
+import { checkText } from '../keys/key-codec.js';
+import type { EtcdPubSubEventOptions, PublishMode, PublishedEvent } from './options.js';
+
+/** Event options after validation, with every default applied. */
+export interface ResolvedEventOptions {
+  eventPrefix: string;
+  retentionMs: number;
+  retentionBucketMs: number;
+  maxEventBytes: number;
+  maxDeliveryAttempts: number;
+  redeliveryDelayMs: number;
+  groupMemberTtlMs: number;
+  claimTimeoutMs: number;
+  maxInFlightPerGroup: number;
+  ackDeadlineMs: number;
+  publishMode: (topic: string, event: PublishedEvent) => PublishMode;
+  writeBehindFlushMs: number;
+  maxReplayBytes: number;
+  watchCheckMs: number;
+  compactionCheckMs: number;
+}
+
+export const EVENT_DEFAULTS = {
+  retentionMs: 60_000,
+  retentionBucketMs: 5_000,
+  maxEventBytes: 512 * 1024,
+  maxDeliveryAttempts: 5,
+  redeliveryDelayMs: 100,
+  groupMemberTtlMs: 10_000,
+  claimTimeoutMs: 5_000,
+  maxInFlightPerGroup: 100,
+  ackDeadlineMs: 0,
+  writeBehindFlushMs: 25,
+  maxReplayBytes: 64 * 1024 * 1024,
+  watchCheckMs: 5_000,
+  compactionCheckMs: 600_000,
+} as const;
+
+/** One event alone must fit etcd's default --max-request-bytes (1.5 MiB) with its transaction around it. */
+export const MAX_EVENT_BYTES_LIMIT = 1024 * 1024;
+/** etcd refuses leases shorter than its minimum TTL (2 s with default election settings). */
+const MIN_LEASE_MS = 2_000;
+
+const durable = (): PublishMode => 'durable';
+
+/**
+ * Validates the event options once, at construction; every error names the option. `leasePrefix` is the resolved
+ * lease prefix, from which the event prefix is derived when not given.
+ */
+export function resolveEventOptions(options: EtcdPubSubEventOptions, leasePrefix: string): ResolvedEventOptions {
+  const eventPrefix = options.eventPrefix ?? deriveEventPrefix(leasePrefix);
+  checkText('options.eventPrefix', eventPrefix);
+  if (eventPrefix.startsWith(leasePrefix) || leasePrefix.startsWith(eventPrefix)) {
+    throw new LeaseArgumentRangeError(
+      'options.eventPrefix',
+      `'${eventPrefix}' overlaps the lease prefix '${leasePrefix}': neither may be a prefix of the other, or events would be read as leases`,
+    );
+  }
+  const retentionMs = atLeast('options.retentionMs', options.retentionMs ?? EVENT_DEFAULTS.retentionMs, MIN_LEASE_MS);
+  const groupMemberTtlMs = atLeast('options.groupMemberTtlMs', options.groupMemberTtlMs ?? EVENT_DEFAULTS.groupMemberTtlMs, MIN_LEASE_MS);
+  if (groupMemberTtlMs % 1000 !== 0) throw new LeaseArgumentRangeError('options.groupMemberTtlMs', `must be whole seconds (etcd leases count seconds), got ${groupMemberTtlMs}`);
+  const maxEventBytes = whole('options.maxEventBytes', options.maxEventBytes ?? EVENT_DEFAULTS.maxEventBytes, 1);
+  if (maxEventBytes > MAX_EVENT_BYTES_LIMIT) {
+    throw new LeaseArgumentRangeError('options.maxEventBytes', `at most ${MAX_EVENT_BYTES_LIMIT} (one event must fit one etcd request), got ${maxEventBytes}`);
+  }
+  const maxDeliveryAttempts = options.maxDeliveryAttempts ?? EVENT_DEFAULTS.maxDeliveryAttempts;
+  if (maxDeliveryAttempts !== Number.POSITIVE_INFINITY) whole('options.maxDeliveryAttempts', maxDeliveryAttempts, 1);
+  const publishMode = options.publishMode ?? durable;
+  if (typeof publishMode !== 'function') throw new LeaseArgumentTypeError('options.publishMode', 'must be a function (topic, event) => mode');
+  return {
+    eventPrefix,
+    retentionMs,
+    retentionBucketMs: atLeast('options.retentionBucketMs', options.retentionBucketMs ?? EVENT_DEFAULTS.retentionBucketMs, 1),
+    maxEventBytes,
+    maxDeliveryAttempts,
+    redeliveryDelayMs: atLeast('options.redeliveryDelayMs', options.redeliveryDelayMs ?? EVENT_DEFAULTS.redeliveryDelayMs, 0),
+    groupMemberTtlMs,
+    claimTimeoutMs: atLeast('options.claimTimeoutMs', options.claimTimeoutMs ?? EVENT_DEFAULTS.claimTimeoutMs, 1),
+    maxInFlightPerGroup: whole('options.maxInFlightPerGroup', options.maxInFlightPerGroup ?? EVENT_DEFAULTS.maxInFlightPerGroup, 1),
+    ackDeadlineMs: atLeast('options.ackDeadlineMs', options.ackDeadlineMs ?? EVENT_DEFAULTS.ackDeadlineMs, 0),
+    publishMode,
+    writeBehindFlushMs: atLeast('options.writeBehindFlushMs', options.writeBehindFlushMs ?? EVENT_DEFAULTS.writeBehindFlushMs, 1),
+    maxReplayBytes: whole('options.maxReplayBytes', options.maxReplayBytes ?? EVENT_DEFAULTS.maxReplayBytes, 1),
+    watchCheckMs: atLeast('options.watchCheckMs', options.watchCheckMs ?? EVENT_DEFAULTS.watchCheckMs, 100),
+    compactionCheckMs: atLeast('options.compactionCheckMs', options.compactionCheckMs ?? EVENT_DEFAULTS.compactionCheckMs, 0),
+  };
+}
+
+/**
+ * `'mastra/lease/'` → `'mastra/events/'`: the sibling of the lease prefix's last path segment, so both live under
+ * the application's own folder (one etcd role can grant both). A prefix without a parent folder has no sibling to
+ * take, and the caller must choose.
+ */
+export function deriveEventPrefix(leasePrefix: string): string {
+  const trimmed = leasePrefix.endsWith('/') ? leasePrefix.slice(0, -1) : leasePrefix;
+  const cut = trimmed.lastIndexOf('/');
+  if (cut <= 0) {
+    throw new LeaseArgumentTypeError(
+      'options.eventPrefix',
+      `required: the lease prefix '${leasePrefix}' has no parent path segment to derive it from (e.g. 'myapp/lease/' gives 'myapp/events/')`,
+    );
+  }
+  return `${trimmed.slice(0, cut)}/events/`;
+}
+
+function atLeast(parameter: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new LeaseArgumentRangeError(parameter, `must be a finite number of at least ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function whole(parameter: string, value: unknown, min: number): number {
+  const n = atLeast(parameter, value, min);
+  if (!Number.isInteger(n)) throw new LeaseArgumentRangeError(parameter, `must be a whole number, got ${n}`);
+  return n;
+}

@@ -1,0 +1,295 @@
+import type { EventEmitter } from 'node:events';
+import type { Etcd3, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
+import type { LeaseLogger } from '../../config/options.js';
+import type { WatchResumeReason } from '../../metrics/instruments.js';
+import { prefixEnd } from '../keys/event-keys.js';
+import { untilStopped, type StopSignal } from '../../transport/stop-signal.js';
+
+/** What one watch covers: every key starting with `prefix`. */
+export interface WatchSpec {
+  prefix: Buffer;
+  /** Deliver deletions too (consumer groups need them; fan-out does not). */
+  deletes: boolean;
+}
+
+export interface WatchHandler {
+  /** Events of one or more whole revisions, in revision order (a revision is never split across calls). */
+  onEvents(events: IEvent[]): void;
+  /**
+   * etcd ended the watch: its resume revision was compacted away (`compactRevision` set), or it was canceled for
+   * another reason. The watch is gone; the owner recovers by watching again from now and re-reading.
+   */
+  onCanceled(compactRevision: string | undefined, reason: string): void;
+}
+
+/** A watch on the shared stream. */
+export interface Watch {
+  readonly id: number;
+  /** The revision the watch was created at ("from now"): it delivers exactly the revisions above it. */
+  readonly createdAt: string;
+}
+
+interface WatchState {
+  readonly id: number;
+  readonly spec: WatchSpec;
+  readonly handler: WatchHandler;
+  /** Next revision to deliver; undefined until the first `created` ("from now") answers. */
+  next: bigint | undefined;
+  /** Resolves the first create with its revision. */
+  onCreated?: (revision: string) => void;
+}
+
+/** The slice of gRPC's duplex stream used here. */
+export type GrpcDuplex<Req> = EventEmitter & { write(request: Req): boolean; end(): void; cancel(): void };
+type Stream = GrpcDuplex<IWatchRequest>;
+
+
+export interface WatchStreamOptions {
+  /** A linearizable read of the cluster revision; also renews an expired auth token (etcd3 does so only on unary calls). */
+  readRevision: () => Promise<string>;
+  /** Stalled-stream check interval (ms). */
+  checkMs: number;
+  logger: LeaseLogger;
+  onResume: (reason: WatchResumeReason) => void;
+}
+
+const BACKOFF_FIRST_MS = 10;
+const BACKOFF_MAX_MS = 1000;
+/** Checks in a row a stream may fail before it is replaced. */
+const STALLED_CHECKS = 2;
+
+/**
+ * One raw etcd watch stream for a whole EtcdPubSub, carrying every watch with ids we choose, each with its own
+ * resume revision. etcd3's `Watcher` is not used: at `created` it already moves its resume point to the head, so a
+ * disconnect during a catch-up would skip the backlog, and a compaction reaches it only as message text.
+ *
+ * - A watch is created "from now" and its `created` revision H is the boundary: it delivers exactly what comes after H.
+ *   (A watch from a past revision is served by etcd's 100 ms sync loop; "from now" is answered at once.)
+ * - On any stream failure the stream is reopened (jittered backoff, 10 ms to 1 s; etcd3 picks a member) and every
+ *   watch re-created from its own next revision: nothing is skipped, nothing delivered twice.
+ * - A member cut from the quorum keeps streams open and silent, so every `checkMs` the stream is asked for its
+ *   progress and compared with a linearizable read: a member that stays behind (or silent) for two checks has its
+ *   stream replaced.
+ */
+export class WatchStream {
+  private readonly watches = new Map<number, WatchState>();
+  private stream: Stream | undefined;
+  private opening: Promise<Stream> | undefined;
+  private nextId = 1;
+  private closed = false;
+  private backoffMs = BACKOFF_FIRST_MS;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private check: { revision: bigint; answered: boolean } | undefined;
+  private failedChecks = 0;
+
+  constructor(
+    private readonly client: Etcd3,
+    private readonly options: WatchStreamOptions,
+  ) {}
+
+  /**
+   * Creates a watch "from now" and resolves with it once etcd confirmed it (its boundary revision). Events that come
+   * before the caller is ready go to the handler at once; callers buffer them themselves. `signal` abandons the
+   * wait (the watch is removed).
+   */
+  async watch(spec: WatchSpec, handler: WatchHandler, signal: StopSignal): Promise<Watch> {
+    if (this.closed) throw new Error('watch stream closed');
+    const state: WatchState = { id: this.nextId++, spec, handler, next: undefined };
+    const created = new Promise<string>((resolve) => (state.onCreated = resolve));
+    this.watches.set(state.id, state);
+    this.ensureChecks();
+    const abandon = () => this.cancel(state.id);
+    signal.addEventListener('abort', abandon, { once: true });
+    try {
+      if (this.stream) this.create(this.stream, state);
+      else this.connect();
+      const revision = await untilStopped(signal, created, () => toError(signal.reason));
+      return { id: state.id, createdAt: revision };
+    } finally {
+      signal.removeEventListener('abort', abandon);
+    }
+  }
+
+  /** Stops a watch; nothing more reaches its handler. */
+  cancel(id: number): void {
+    if (!this.watches.delete(id)) return;
+    this.stream?.write({ cancel_request: { watch_id: id } });
+    if (this.watches.size === 0) this.stopChecks();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.watches.clear();
+    this.stopChecks();
+    clearTimeout(this.reconnectTimer);
+    this.drop();
+  }
+
+  /** The stream is gone or untrusted: replace it, re-creating every watch from its own next revision. */
+  private reconnect(reason: WatchResumeReason, error?: unknown): void {
+    if (this.closed) return;
+    this.drop();
+    if (this.watches.size === 0) return;
+    this.options.onResume(reason);
+    this.options.logger.debug?.('event watch stream reconnecting', { reason, error: error === undefined ? undefined : String(error) });
+    if (this.reconnectTimer) return;
+    const delay = this.backoffMs * (0.5 + Math.random() / 2);
+    this.backoffMs = Math.min(BACKOFF_MAX_MS, this.backoffMs * 2);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connect(true);
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  private connect(afterFailure = false): void {
+    if (this.closed || this.opening || this.stream) return;
+    this.opening = (async () => {
+      // A unary read first: it proves a member answers and renews an expired auth token before the stream uses it.
+      if (afterFailure) await this.options.readRevision();
+      return (await this.client.watchClient.watch()) as unknown as Stream;
+    })();
+    this.opening.then(
+      (stream) => {
+        this.opening = undefined;
+        // Closed, or every watch was cancelled while the stream was opening: nothing to carry.
+        if (this.closed || this.watches.size === 0) return leaveStream(stream);
+        this.stream = stream;
+        this.failedChecks = 0;
+        this.check = undefined;
+        stream.on('data', (res: IWatchResponse) => this.receive(stream, res));
+        stream.on('error', (error: unknown) => this.lost(stream, error));
+        stream.on('end', () => this.lost(stream, undefined));
+        for (const state of this.watches.values()) this.create(stream, state);
+      },
+      (error: unknown) => {
+        this.opening = undefined;
+        this.reconnect('reconnect', error);
+      },
+    );
+  }
+
+  private lost(stream: Stream, error: unknown): void {
+    if (stream !== this.stream) return;
+    this.stream = undefined;
+    this.reconnect('reconnect', error);
+  }
+
+  private drop(): void {
+    const stream = this.stream;
+    this.stream = undefined;
+    if (stream) leaveStream(stream);
+  }
+
+  private create(stream: Stream, state: WatchState): void {
+    stream.write({
+      create_request: {
+        key: state.spec.prefix,
+        range_end: prefixEnd(state.spec.prefix),
+        watch_id: state.id,
+        ...(state.spec.deletes ? {} : { filters: ['Nodelete'] }),
+        ...(state.next === undefined ? {} : { start_revision: state.next.toString() }),
+      },
+    });
+  }
+
+  private receive(stream: Stream, res: IWatchResponse): void {
+    if (stream !== this.stream) return;
+    this.backoffMs = BACKOFF_FIRST_MS;
+    const id = Number(res.watch_id);
+    if (id === -1) return this.progress(res); // etcd answers a progress request on no watch in particular
+    const state = this.watches.get(id);
+    if (!state) return;
+    if (res.created) {
+      if (state.next === undefined) state.next = BigInt(res.header.revision) + 1n;
+      const onCreated = state.onCreated;
+      state.onCreated = undefined;
+      onCreated?.(res.header.revision);
+    }
+    if (res.canceled) {
+      this.watches.delete(id);
+      const compacted = res.compact_revision !== undefined && res.compact_revision !== '0' ? res.compact_revision : undefined;
+      this.safely(() => state.handler.onCanceled(compacted, res.cancel_reason ?? ''));
+      return;
+    }
+    const events = (res.events ?? []).filter((e) => state.next === undefined || BigInt(e.kv.mod_revision) >= state.next);
+    if (events.length === 0) return;
+    state.next = BigInt(events.at(-1)!.kv.mod_revision) + 1n;
+    this.safely(() => state.handler.onEvents(events));
+  }
+
+  /** A handler's bug must not take the stream (and every other watch) down with it. */
+  private safely(call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.options.logger.warn?.('an event watch handler threw', { error });
+    }
+  }
+
+  private progress(res: IWatchResponse): void {
+    if (this.check && BigInt(res.header.revision) >= this.check.revision) this.check.answered = true;
+  }
+
+  private ensureChecks(): void {
+    if (this.checkTimer || this.closed) return;
+    this.checkTimer = setInterval(() => void this.runCheck(), this.options.checkMs);
+    this.checkTimer.unref();
+  }
+
+  private stopChecks(): void {
+    clearInterval(this.checkTimer);
+    this.checkTimer = undefined;
+    this.check = undefined;
+  }
+
+  /**
+   * Did the stream's member catch up with the revision read at the previous check? A stream whose member stays
+   * behind the quorum (or does not answer) for two checks in a row is replaced.
+   */
+  private async runCheck(): Promise<void> {
+    const stream = this.stream;
+    if (!stream) return;
+    if (this.check) {
+      this.failedChecks = this.check.answered ? 0 : this.failedChecks + 1;
+      if (this.failedChecks >= STALLED_CHECKS) {
+        this.options.logger.warn?.('event watch stream fell behind the cluster; reconnecting to another member');
+        this.check = undefined;
+        this.failedChecks = 0;
+        this.reconnect('stalled');
+        return;
+      }
+    }
+    let revision: string;
+    try {
+      revision = await this.options.readRevision();
+    } catch {
+      // Nobody answers: a new stream would fare no better. The check is skipped, not failed.
+      this.check = undefined;
+      return;
+    }
+    if (stream !== this.stream) return;
+    this.check = { revision: BigInt(revision), answered: false };
+    stream.write({ progress_request: {} });
+  }
+}
+
+/**
+ * Leaves a stream: half-closes it, then cancels it. etcd's watch server ignores a half-close (the stream would stay
+ * open until the connection ends), so the cancel is what ends it. Ending first matters: etcd3 counts an error of a
+ * stream that is still writable against its member and resets that member's connections — right for a member
+ * that stopped answering, wrong for a stream we merely stopped using — and after `end()` it is no longer writable.
+ */
+export function leaveStream(stream: GrpcDuplex<unknown>): void {
+  stream.removeAllListeners('data');
+  stream.on('error', () => {});
+  stream.end();
+  stream.cancel();
+}
+
+/** The stop reason as an Error (a scope's reason is one; a bare abort() leaves a DOMException, also one). */
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(`watch abandoned: ${String(reason)}`);
+}
