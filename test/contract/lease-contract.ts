@@ -241,8 +241,13 @@ export function leaseContract(name: string, subject: ContractSubject): void {
       const key = uniqueKey('never-extends');
       const firstSentAt = performance.now();
       await a.acquire(key, 'A', ttlMs);
-      // The broken renew: reads the holder and says yes — what a provider that never extends would answer.
-      const { checkAt, answers } = await refreshPastFirstLease(firstSentAt, subject, async () => (await a.owner(key)) === 'A');
+      // The broken renew: makes a read (a round trip, like a real renew) and says yes without extending anything —
+      // what a provider that never extends would answer. (Answering from the read itself raced the first lease's
+      // end: a refresh sent a whole ttl after the first write may find the key already gone.)
+      const { checkAt, answers } = await refreshPastFirstLease(firstSentAt, subject, async () => {
+        await a.owner(key);
+        return true;
+      });
       expect(answers.every(Boolean)).toBe(true);
       await elapseUntil(checkAt);
       expect(await reader.owner(key)).toBeUndefined();

@@ -15,6 +15,9 @@ import { waitFor } from '../support/wait.js';
 // checks that; the others set a floor above the commit latency, so that only what each one checks can cut an attempt.
 const etcd = useEtcdCluster();
 const PEER_LATENCY_MS = 400;
+// Shorter than a commit here (about 2 × PEER_LATENCY_MS) plus a lease grant the call may wait for first, yet long
+// enough that the call is sent: it gives up while its batch is in flight, which is the case under test.
+const SHORT_DEADLINE_MS = 1200;
 const TTL_MS = 10_000;
 
 let log: RequestLog;
@@ -74,7 +77,7 @@ describe('slow commits (followers far away)', () => {
     // The first call finds the committer idle and goes alone; the rest, the short one among them, queue behind it
     // and leave together in the next batch.
     const others = Promise.all(Array.from({ length: 16 }, (_, i) => p.acquireLease(`other-${i}`, 'A', TTL_MS)));
-    const short = p.acquireLease('short', 'A', TTL_MS, { deadlineMs: 300 }).then(
+    const short = p.acquireLease('short', 'A', TTL_MS, { deadlineMs: SHORT_DEADLINE_MS }).then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     );
@@ -86,7 +89,7 @@ describe('slow commits (followers far away)', () => {
     expect(shared, 'the short call shared a batch').toBeDefined();
     // None of the others was sent twice: the batch was not failed at the short call's deadline and re-sent.
     for (let i = 0; i < 16; i++) expect(log.sendsOf(keyOf(p, `other-${i}`)), `other-${i}`).toBe(1);
-    // The batch's gRPC deadline is an attempt timeout, never the short call's 300 ms.
+    // The batch's gRPC deadline is an attempt timeout, never the short call's deadline.
     expect(shared!.timeoutMs).toBeGreaterThanOrEqual(3000 - 50);
     expect(events.filter((e) => e.type === 'circuit' && e.state === 'open')).toEqual([]);
     // The short call itself either made it or gave up with the typed error.
