@@ -37,13 +37,15 @@ describe('attempt timeout', () => {
     for (let i = 0; i < 10; i++) t.timedOut(500);
     expect(t.baseMs).toBe(1000);
     t.timedOut(1000);
-    expect(t.baseMs).toBe(2000);
+    expect(t.baseMs).toBe(1000);
+    // A call's own timeouts still double its own next attempt.
+    expect(t.forAttempt(2, 10_000)).toBe(2000);
   });
 
-  it('grows at most eightfold, and the first answer hands back to the estimate', () => {
+  it('grows at most twofold, and the first answer hands back to the estimate', () => {
     const t = new AttemptTimeout(500);
     for (let i = 0; i < 10; i++) t.timedOut(t.baseMs);
-    expect(t.baseMs).toBe(4000);
+    expect(t.baseMs).toBe(1000);
     t.observe(900);
     expect(t.baseMs).toBe(900 + 4 * 450);
   });

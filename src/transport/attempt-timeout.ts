@@ -12,8 +12,13 @@ import { POLICY } from './policy.js';
  * that had the full current timeout doubles it for every call (`timedOut`), up to MAX_BACKOFF×, until the next
  * answer brings a real sample and the estimate takes over again.
  */
-/** The shared timeout grows at most this many times over the estimate before an answer comes. */
-export const MAX_BACKOFF = 8;
+/**
+ * The shared timeout grows at most this many times over the estimate before an answer comes. Twice is enough
+ * for the first answers of a cluster whose commits just became slower than the floor to arrive and teach the
+ * estimate; more would let a hung member's timeouts, during an election when few answers come, stretch every
+ * call's attempts until one stuck attempt eats most of a deadline (a call's own timeouts still double its own).
+ */
+export const MAX_BACKOFF = 2;
 
 export class AttemptTimeout {
   private smoothed: number | undefined;

@@ -148,7 +148,12 @@ describe('chaos: Mastra-like holders under kills, pauses, cuts, partitions, late
   it('no call surfaced an error while only one member was faulted', () => {
     const single = faults.filter((f) => f.scope === 'single');
     expect(single.length).toBe(STEPS.filter((s) => s.scope === 'single').length);
-    const errors = history.filter((o) => o.outcome === 'error' && single.some((f) => during(o, f)));
+    // Except the asymmetric partition: without pre-vote (etcd 3.4's default) the follower that stops hearing the
+    // leader campaigns with a higher term and deposes it, again and again while the hold lasts — a leader fault in
+    // effect, in which a call can run out of its deadline (seen: 3 renews and releases of ~870 calls, once in
+    // several runs). What holds there is what holds for every fault: no overlap, no false success.
+    const plain = single.filter((f) => f.name !== oneWayFromLeader.name);
+    const errors = history.filter((o) => o.outcome === 'error' && plain.some((f) => during(o, f)));
     expect(errors, seeded).toEqual([]);
   });
 
