@@ -10,7 +10,8 @@
  *     another worker process subscribes; latency is the subscriber's delivery time minus the time the publisher
  *     called `publish` (one machine, one clock).
  *  3. events/s with many concurrent publishers: two publisher processes, each with `--concurrency` publishes in
- *     flight, one subscriber process; rate = events delivered / (last delivery − first publish call).
+ *     flight, one subscriber process; rate = events delivered / (last delivery − first publish call), and how many
+ *     events one etcd transaction carried (the group committer batches concurrent publishes).
  *
  * The worker processes are the cross-process tests' (test/pubsub/fixtures/pubsub-worker.ts: its own EtcdPubSub,
  * client and watch stream each). Not part of `npm run bench`, `bench:smoke` or CI.
@@ -63,10 +64,14 @@ const LIFECYCLE_AFTER = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The cluster's current revision: every committed write transaction adds exactly one. */
+async function revision(raw: Etcd3): Promise<bigint> {
+  return BigInt((await raw.kv.range({ key: Buffer.from('bench/revision-probe') })).header.revision);
+}
+
 /** etcd writes (revisions) per message, averaged over `MESSAGES` messages; `chunkMs` 0 = back to back. */
 async function writesPerMessage(raw: Etcd3, publisher: EtcdPubSub, topic: string, chunkMs: number): Promise<number> {
-  const revision = async () => BigInt((await raw.kv.range({ key: Buffer.from('bench/revision-probe') })).header.revision);
-  const before = await revision();
+  const before = await revision(raw);
   for (let m = 0; m < MESSAGES; m++) {
     const runId = `${topic}-run-${m}`;
     for (let k = 0; k < LIFECYCLE_BEFORE; k++) await publisher.publish(topic, { type: `lifecycle-${k}`, runId, data: {} });
@@ -76,7 +81,7 @@ async function writesPerMessage(raw: Etcd3, publisher: EtcdPubSub, topic: string
     }
     for (let k = 0; k < LIFECYCLE_AFTER; k++) await publisher.publish(topic, { type: `lifecycle-end-${k}`, runId, data: {} });
   }
-  return Number((await revision()) - before) / MESSAGES;
+  return Number((await revision(raw)) - before) / MESSAGES;
 }
 
 async function measureWrites(endpoints: string[]): Promise<void> {
@@ -91,9 +96,9 @@ async function measureWrites(endpoints: string[]): Promise<void> {
     const count = (_e: Event, ack?: () => Promise<void>) => void (delivered++, ack?.());
     const cases = [
       { name: 'durable, back to back', pubsub: durable, chunkMs: 0 },
-      { name: `durable, a chunk every ${CHUNK_MS} ms`, pubsub: durable, chunkMs: CHUNK_MS },
+      { name: `durable, ${CHUNK_MS} ms pause after each chunk`, pubsub: durable, chunkMs: CHUNK_MS },
       { name: 'streamPartsWriteBehind, back to back', pubsub: cheap, chunkMs: 0 },
-      { name: `streamPartsWriteBehind, a chunk every ${CHUNK_MS} ms`, pubsub: cheap, chunkMs: CHUNK_MS },
+      { name: `streamPartsWriteBehind, ${CHUNK_MS} ms pause after each chunk`, pubsub: cheap, chunkMs: CHUNK_MS },
     ];
     const perMessage = LIFECYCLE_BEFORE + CHUNKS + LIFECYCLE_AFTER;
     console.log(`\netcd writes per streamed message (${LIFECYCLE_BEFORE + LIFECYCLE_AFTER} lifecycle publishes + ${CHUNKS} chunks, ${MESSAGES} messages each):`);
@@ -124,6 +129,7 @@ function latencyLine(deliveries: Delivered[]): string {
 async function measureAcrossProcesses(endpoints: string[]): Promise<void> {
   const env = { ETCD_ENDPOINTS: endpoints.join(','), LEASE_PREFIX: 'bench/x/lease/', EVENT_PREFIX: 'bench/x/events/' };
   const workers = await startProcesses(env, 'pub-1', 'pub-2', 'sub');
+  const raw = new Etcd3({ hosts: endpoints });
   const [pub1, pub2, sub] = workers as [PubSubProcess, PubSubProcess, PubSubProcess];
   try {
     await sub.subscribe('bench.latency', { startFrom: 'latest' });
@@ -133,11 +139,15 @@ async function measureAcrossProcesses(endpoints: string[]): Promise<void> {
     console.log(`  ${latencyLine(sub.deliveries('bench.latency'))}`);
 
     await sub.subscribe('bench.throughput', { startFrom: 'latest' });
+    // Revisions across the burst: how many events one transaction carried. An upper bound on writes per event —
+    // any other write meanwhile counts too — but nothing else is due: the earlier events expire after 60 s.
+    const before = await revision(raw);
     const each = Math.ceil(THROUGHPUT_EVENTS / 2);
     pub1.startPublishing('bench.throughput', each, { concurrency: CONCURRENCY });
     pub2.startPublishing('bench.throughput', each, { concurrency: CONCURRENCY });
     const done = await Promise.all([pub1.published('bench.throughput'), pub2.published('bench.throughput')]);
     const total = 2 * each;
+    const writes = Number((await revision(raw)) - before);
     await waitFor('throughput deliveries', () => sub.deliveries('bench.throughput').length >= total, { timeoutMs: 120_000, intervalMs: 20 });
     const got = sub.deliveries('bench.throughput');
     const firstSent = Math.min(...got.map((d) => d.sentAt));
@@ -145,7 +155,9 @@ async function measureAcrossProcesses(endpoints: string[]): Promise<void> {
     const failed = done.reduce((n, r) => n + r.failed, 0);
     console.log(`\nmany publishers: 2 processes × ${CONCURRENCY} publishes in flight, 1 subscriber process (${total} events of ${PAYLOAD} B, ${failed} failed):`);
     console.log(`  ${(got.length / ((lastAt - firstSent) / 1000)).toFixed(0)} events/s delivered; ${latencyLine(got)}`);
+    console.log(`  ${writes} etcd writes for ${total} events: ${(total / writes).toFixed(1)} events per transaction`);
   } finally {
+    raw.close();
     await Promise.all(workers.map((w) => w.stop()));
   }
 }
