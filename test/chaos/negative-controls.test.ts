@@ -52,7 +52,7 @@ const CONTROLS: readonly Control[] = [
   { variant: 'blind-put-acquire', flaw: 'acquire writes without a compare', caughtBy: 'overlap' },
   // Flagged only when a holder abandons a key and another takes it within the missing half: 1 to 6 times a run here.
   { variant: 'short-lease', flaw: 'leases last half the ttl', rounds: 2, caughtBy: 'overlap' },
-  { variant: 'local-counter-tokens', flaw: 'fencing tokens from a counter in each process', caughtBy: 'fencing' },
+  { variant: 'local-counter-tokens', flaw: 'fencing tokens from a counter in each process', rounds: 3, caughtBy: 'fencing' },
   // Flagged when a suspended holder wakes after its key changed hands and its renew takes it back: 1 to 6 times a run here.
   {
     variant: 'renew-without-owner-compare',
