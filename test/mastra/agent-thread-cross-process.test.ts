@@ -23,7 +23,8 @@ import { EtcdLeaseProvider } from '../../src/provider.js';
 import { startCluster } from '../harness/cluster.js';
 import type { TestCluster } from '../harness/cluster.js';
 import { WorkerFleet } from './support/worker-fleet.js';
-import type { WorkerProcess } from './support/worker-fleet.js';
+import { killOwnerAndTakeOver } from './support/owner-takeover.js';
+import { admitted, send, threadFor, watch } from './support/thread-commands.js';
 import { waitFor } from '../support/wait.js';
 
 /** Short enough to keep the suite quick, long enough for etcd's 2 s minimum lease and a busy machine. */
@@ -67,31 +68,7 @@ afterEach(async (context) => {
   await fleet.stop();
 });
 
-function thread(name: string) {
-  const resourceId = `resource-${testNo}`;
-  const threadId = `${name}-${testNo}`;
-  return { resourceId, threadId, key: `${resourceId}\u0000${threadId}` };
-}
-
-/** Every worker reports the thread's runtime events from now on (see `watch` in the worker). */
-async function watch(workers: WorkerProcess[], target: { resourceId: string; threadId: string }) {
-  for (const worker of workers) worker.send({ cmd: 'watch', ...target });
-  await Promise.all(workers.map((worker) => worker.next('watching')));
-}
-
-/**
- * Resolves once `owner` has received the message `text` that another process routed to it.
- * Its runtime admits the message in the same delivery, long before a release sent after this
- * resolves can reach it: releasing earlier could end the run before the message arrives.
- */
-function admitted(owner: WorkerProcess, text: string) {
-  return owner.next('thread-event', (r) => r.event === 'signal-enqueued' && r.contents === text);
-}
-
-function send(worker: WorkerProcess, text: string, target: { resourceId: string; threadId: string }) {
-  worker.send({ cmd: 'send', text, ...target });
-  return worker.next('accepted', (r) => r.text === text);
-}
+const thread = (name: string) => threadFor(testNo, name);
 
 const polls = new Set<{ stop(): Promise<unknown> }>();
 
@@ -211,44 +188,19 @@ describe('agent threads across processes, leases on etcd', () => {
     // The broker of the unix-socket bus is the first worker; the victim is another one, so the
     // survivors keep their event transport and only the lease is in question.
     const [broker, victim, survivor] = await fleet.start('broker', 'victim', 'survivor');
-    const target = thread('killed');
-
-    const first = await send(victim!, 'before-kill', target);
-    expect(first.action).toBe('wake');
-    await fleet.until('the victim turn', () => fleet.heldTurns().find((t) => t.worker === 'victim'));
-    await waitFor('the victim to own the thread', async () => (await observer.getLeaseOwner(target.key)) === first.runId, { timeoutMs: 10_000 });
-
-    await victim!.kill();
-    const killedAt = victim!.killedAt!;
-
-    // While the dead owner's lease is live, the thread is not free: the message is routed to
-    // the dead run (and lost — that is what the TTL bounds), no second run starts.
-    const during = await send(survivor!, 'during-ttl', target);
-    expect(during.action).toBe('deliver');
-    expect(during.runId).toBe(first.runId);
-
-    await waitFor('the dead owner lease to expire', async () => (await observer.getLeaseOwner(target.key)) === undefined, {
-      timeoutMs: TTL_MS + EXPIRY_SLACK_MS + 5000,
-      intervalMs: 20,
+    await killOwnerAndTakeOver({
+      fleet,
+      observer,
+      victim: victim!,
+      survivor: survivor!,
+      target: thread('killed'),
+      ttlMs: TTL_MS,
+      expirySlackMs: EXPIRY_SLACK_MS,
+      finish: async () => {
+        await fleet.drain(['after-ttl']);
+        await fleet.releaseAll();
+      },
     });
-    const freedAt = performance.timeOrigin + performance.now();
-    // etcd may keep a key past its TTL but never drops it early: the thread stayed owned for
-    // at least TTL after the last lease write the victim sent (as far as its reports reached us).
-    const lastHeld = Math.max(...victim!.reports.flatMap((r) => (r.type === 'lease-held' && r.key === target.key ? [r.sentAt] : [])));
-    expect(freedAt - lastHeld).toBeGreaterThanOrEqual(TTL_MS - 50);
-    // ... and not much longer: the provider's lease bucket and etcd's expiry sweep, with room for a busy machine.
-    expect(freedAt - killedAt).toBeLessThanOrEqual(TTL_MS + EXPIRY_SLACK_MS + 3000);
-
-    const after = await send(survivor!, 'after-ttl', target);
-    expect(after.action).toBe('wake');
-    expect(await observer.getLeaseOwner(target.key)).toBe(after.runId);
-    await fleet.drain(['after-ttl']);
-    await fleet.releaseAll();
-
-    const takeover = fleet.turnIntervals().find((t) => t.texts.includes('after-ttl'))!;
-    expect(takeover.worker).toBe('survivor');
-    expect(takeover.start).toBeGreaterThan(killedAt);
-    expect(fleet.overlappingTurns()).toEqual([]);
     expect(broker!.reports.filter((r) => r.type === 'turn-start')).toEqual([]);
   });
 

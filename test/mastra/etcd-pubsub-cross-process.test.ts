@@ -20,6 +20,8 @@ import { EtcdLeaseProvider } from '../../src/provider.js';
 import { startCluster } from '../harness/cluster.js';
 import type { TestCluster } from '../harness/cluster.js';
 import { waitFor } from '../support/wait.js';
+import { killOwnerAndTakeOver } from './support/owner-takeover.js';
+import { admitted, send, threadFor, watch } from './support/thread-commands.js';
 import { WorkerFleet } from './support/worker-fleet.js';
 import type { WorkerProcess } from './support/worker-fleet.js';
 
@@ -70,26 +72,7 @@ function startFleet(transport: 'etcd' | 'socket-per-pod', ...ids: string[]): Pro
   return fleet.start(...ids);
 }
 
-function thread(name: string) {
-  const resourceId = `resource-${testNo}`;
-  const threadId = `${name}-${testNo}`;
-  return { resourceId, threadId, key: `${resourceId}\u0000${threadId}` };
-}
-
-function send(worker: WorkerProcess, text: string, target: { resourceId: string; threadId: string }) {
-  worker.send({ cmd: 'send', text, ...target });
-  return worker.next('accepted', (r) => r.text === text);
-}
-
-/** Resolves once `owner`'s runtime received the message `text` another process routed to it. */
-function admitted(owner: WorkerProcess, text: string, timeoutMs?: number) {
-  return owner.next('thread-event', (r) => r.event === 'signal-enqueued' && r.contents === text, timeoutMs);
-}
-
-async function watch(workers: WorkerProcess[], target: { resourceId: string; threadId: string }) {
-  for (const worker of workers) worker.send({ cmd: 'watch', ...target });
-  await Promise.all(workers.map((worker) => worker.next('watching')));
-}
+const thread = (name: string) => threadFor(testNo, name);
 
 /**
  * Lets the thread go idle: releases every held turn of a live worker (follow-up turns for admitted
@@ -165,38 +148,16 @@ describe('multi-pod Mastra 1.71 on EtcdPubSub (no shared socket)', () => {
   it('owner SIGKILLed mid-run: a survivor takes the thread over once the TTL passes, never before', async () => {
     const [victim, survivor] = await startFleet('etcd', 'victim', 'survivor', 'bystander');
     const target = thread('killed');
-
-    const first = await send(victim!, 'before-kill', target);
-    expect(first.action).toBe('wake');
-    await fleet!.until('the victim turn', () => fleet!.heldTurns().find((t) => t.worker === 'victim'));
-    await waitFor('the victim to own the thread', async () => (await observer.getLeaseOwner(target.key)) === first.runId, { timeoutMs: 10_000 });
-
-    await victim!.kill();
-    const killedAt = victim!.killedAt!;
-
-    // While the dead owner's lease is live the thread is not free: no second run starts.
-    const during = await send(survivor!, 'during-ttl', target);
-    expect(during.action).toBe('deliver');
-    expect(during.runId).toBe(first.runId);
-
-    await waitFor('the dead owner lease to expire', async () => (await observer.getLeaseOwner(target.key)) === undefined, {
-      timeoutMs: TTL_MS + EXPIRY_SLACK_MS + 5000,
-      intervalMs: 20,
+    await killOwnerAndTakeOver({
+      fleet: fleet!,
+      observer,
+      victim: victim!,
+      survivor: survivor!,
+      target,
+      ttlMs: TTL_MS,
+      expirySlackMs: EXPIRY_SLACK_MS,
+      finish: () => settle(fleet!, target.key),
     });
-    const freedAt = performance.timeOrigin + performance.now();
-    const lastHeld = Math.max(...victim!.reports.flatMap((r) => (r.type === 'lease-held' && r.key === target.key ? [r.sentAt] : [])));
-    expect(freedAt - lastHeld).toBeGreaterThanOrEqual(TTL_MS - 50);
-    expect(freedAt - killedAt).toBeLessThanOrEqual(TTL_MS + EXPIRY_SLACK_MS + 3000);
-
-    const after = await send(survivor!, 'after-ttl', target);
-    expect(after.action).toBe('wake');
-    expect(await observer.getLeaseOwner(target.key)).toBe(after.runId);
-    await settle(fleet!, target.key);
-
-    const takeover = fleet!.turnIntervals().find((t) => t.texts.includes('after-ttl'))!;
-    expect(takeover.worker).toBe('survivor');
-    expect(takeover.start).toBeGreaterThan(killedAt);
-    expect(fleet!.overlappingTurns()).toEqual([]);
   });
 
   it('a run longer than the TTL keeps its lease, and messages from the other pods join it and run', async () => {
