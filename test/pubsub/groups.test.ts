@@ -242,4 +242,38 @@ describe('leaving a group (unsubscribe)', () => {
     }, { timeoutMs: 15_000 });
     expect(finished.map((c) => c!.a)).toEqual(Array(30).fill(1));
   });
+
+  it('a leaving member whose session is lost and renewed before its leave completes does not come back as a member', async () => {
+    /** The leave lasts this long (the leaver holds events it never settles): the whole test happens within it. */
+    const DEADLINE_MS = 20_000;
+    /** How long a member waits before taking an event preferred for another one: far beyond the bound below. */
+    const CLAIM_TIMEOUT_MS = 15_000;
+    const env = { GROUP_MEMBER_TTL_MS: String(LONG_TTL_MS), DEADLINE_MS: String(DEADLINE_MS), CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS) };
+    const { space, first: leaver, survivor, held } = await groupOfTwo(['leaver', 'survivor'], env, { handling: 'hold' }, 20);
+    // A group the leaver stays in: its member key shows when the leaver's session is renewed (subscribed after
+    // 'jobs', so the renewal reaches the 'jobs' consumer first).
+    await leaver.subscribe('side', { group: 'stays' });
+    const leftAt = now();
+    await leaver.unsubscribe('jobs');
+
+    // The session is lost (revoked, as etcd would expire it): its member keys go, the leaver sees its 'side' key go
+    // and registers again on a new session.
+    raw ??= etcd.rawClient();
+    const sessionOf = async () => (await raw!.getAll().prefix(new EventKeys(space.eventPrefix).member('side', 'stays', '')).exec()).kvs.map((kv) => kv.lease);
+    const [lost] = await sessionOf();
+    await raw.leaseClient.leaseRevoke({ ID: lost! });
+    await waitFor('the leaver registered again in the group it stays in', async () => (await sessionOf()).some((lease) => lease !== lost), { timeoutMs: 15_000, intervalMs: 20 });
+    expect(now() - leftAt).toBeLessThan(DEADLINE_MS); // still leaving 'jobs'
+
+    // It is no member of 'jobs' any more: only the survivor is, and it took over the held events at once.
+    expect(await memberKeys(space, 'jobs', 'workers')).toHaveLength(1);
+    const redelivered = () => survivor.deliveries('jobs').filter((d) => held.includes(d.n));
+    await waitFor('the leaver’s held events at the survivor', () => redelivered().length >= held.length, { timeoutMs: 10_000 });
+    expect(redelivered().map((d) => d.attempt)).toEqual(held.map(() => 2));
+    // New events all go to the survivor at once (a claim each: well under a second; 4 s for a busy machine), none
+    // after CLAIM_TIMEOUT_MS as the fallback for a preferred member that does not claim.
+    expect((await leaver.publish('jobs', 20)).failed).toBe(0);
+    await waitFor('the new events at the survivor', () => survivor.deliveries('jobs').filter((d) => d.from === 'leaver').length >= 20, { timeoutMs: 4000 });
+    expect(now() - leftAt).toBeLessThan(DEADLINE_MS);
+  });
 });
