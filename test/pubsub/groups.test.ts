@@ -1,17 +1,56 @@
 /**
  * Consumer groups across processes on a real cluster: exactly one member gets each event, a SIGKILLed member's
- * events go to a survivor, nack redelivers up to the cap, and an acked event is never offered again.
+ * events go to a survivor, nack redelivers up to the cap, an acked event is never offered again, and a member that
+ * unsubscribes hands over what it never settles but keeps what it finishes in time.
  */
 import type { EventCallback } from '@mastra/core/events';
 import { describe, expect, it } from 'vitest';
 
+import { decodeClaim, type ClaimValue } from '../../src/pubsub/groups/claim-txns.js';
+import { EventKeys } from '../../src/pubsub/keys/event-keys.js';
 import { waitFor } from '../support/wait.js';
-import { collector, usePubSubCluster } from './support/pubsub-fixture.js';
+import { collector, usePubSubCluster, type Namespace } from './support/pubsub-fixture.js';
+import type { PubSubProcess } from './support/pubsub-fleet.js';
 
 const etcd = usePubSubCluster();
 
 /** Session TTL of the worker processes: how soon a dead member's claims move. */
 const MEMBER_TTL_MS = 3000;
+
+/** The clock every process stamps its reports with (see pubsub-protocol.ts). */
+const now = (): number => performance.timeOrigin + performance.now();
+
+let raw: ReturnType<typeof etcd.rawClient> | undefined;
+
+/** The member keys of `group` on `topic` as etcd has them now: one per process subscribed to it. */
+async function memberKeys(space: Namespace, topic: string, group: string): Promise<string[]> {
+  raw ??= etcd.rawClient();
+  return raw.getAll().prefix(new EventKeys(space.eventPrefix).member(topic, group, '')).keys();
+}
+
+/** The claims of `group` on `topic` as etcd has them now. */
+async function claims(space: Namespace, topic: string, group: string): Promise<Array<ClaimValue | undefined>> {
+  raw ??= etcd.rawClient();
+  const values = await raw.getAll().prefix(new EventKeys(space.eventPrefix).claim(topic, group, '')).buffers();
+  return Object.values(values).map((value) => decodeClaim(value));
+}
+
+/**
+ * Two worker processes in a fresh namespace, both members of group 'workers' on topic 'jobs' — `first` handling its
+ * deliveries as `handling` says, `survivor` acking them — and `count` events `{ from: <survivor's id>, n }`
+ * published by the survivor, every one claimed. `held`: the `n`s `first` got (at least one).
+ */
+async function groupOfTwo(ids: [string, string], env: Record<string, string>, handling: Parameters<PubSubProcess['subscribe']>[1], count: number) {
+  const space = etcd.namespace();
+  const [first, survivor] = await etcd.processes(space, ids, env);
+  await first!.subscribe('jobs', { group: 'workers', ...handling });
+  await survivor!.subscribe('jobs', { group: 'workers' });
+  expect((await survivor!.publish('jobs', count, { concurrency: 4 })).failed).toBe(0);
+  await waitFor('every event claimed', () => first!.deliveries('jobs').length + survivor!.deliveries('jobs').length >= count, { timeoutMs: 30_000 });
+  const held = first!.deliveries('jobs').map((d) => d.n);
+  expect(held.length).toBeGreaterThan(0);
+  return { space, first: first!, survivor: survivor!, held };
+}
 
 describe('consumer groups', () => {
   it('a group delivers each event to exactly one member across processes, spread evenly', async () => {
@@ -35,26 +74,18 @@ describe('consumer groups', () => {
   });
 
   it("a SIGKILLed consumer's claimed events go to a survivor with deliveryAttempt 2, within the member TTL + 2 s", async () => {
-    const space = etcd.namespace();
-    const env = { GROUP_MEMBER_TTL_MS: String(MEMBER_TTL_MS) };
-    const [victim, survivor] = await etcd.processes(space, ['victim', 'survivor'], env);
-    await victim!.subscribe('jobs', { group: 'workers', handling: 'hold' });
-    await survivor!.subscribe('jobs', { group: 'workers' });
-    expect((await survivor!.publish('jobs', 40)).failed).toBe(0);
-    await waitFor('every event claimed', () => victim!.deliveries('jobs').length + survivor!.deliveries('jobs').length >= 40, { timeoutMs: 30_000 });
-    const held = victim!.deliveries('jobs').map((d) => d.n);
-    expect(held.length).toBeGreaterThan(0);
+    const { first: victim, survivor, held } = await groupOfTwo(['victim', 'survivor'], { GROUP_MEMBER_TTL_MS: String(MEMBER_TTL_MS) }, { handling: 'hold' }, 40);
 
-    const killedAt = performance.timeOrigin + performance.now();
-    await victim!.kill();
-    const redelivered = () => survivor!.deliveries('jobs').filter((d) => held.includes(d.n));
+    const killedAt = now();
+    await victim.kill();
+    const redelivered = () => survivor.deliveries('jobs').filter((d) => held.includes(d.n));
     await waitFor('the victim’s events at the survivor', () => redelivered().length === held.length, { timeoutMs: MEMBER_TTL_MS + 10_000, intervalMs: 20 });
     for (const d of redelivered()) {
       expect(d.attempt).toBe(2);
       expect(d.at - killedAt).toBeLessThan(MEMBER_TTL_MS + 2000 + 1000); // + one second for a busy 2-core machine
     }
     // Nothing else was delivered twice.
-    const ns = survivor!.deliveries('jobs').map((d) => d.n);
+    const ns = survivor.deliveries('jobs').map((d) => d.n);
     expect(new Set(ns).size).toBe(ns.length);
     expect(new Set([...ns, ...held]).size).toBe(40);
   });
@@ -117,5 +148,132 @@ describe('consumer groups', () => {
       expect(tries.map((d) => d.attempt).sort()).toEqual([1, 2]);
       expect(new Set(tries.map((d) => d.id)).size).toBe(1);
     }
+  });
+});
+
+describe('leaving a group (unsubscribe)', () => {
+  /**
+   * Session TTL of these tests' workers: long, so that only the leave — never the session's expiry — can free a
+   * leaver's claims within the bounds below. (The leaver's process stays up, so its session would not expire
+   * anyway; a consumer that stopped renewing it instead of deleting its member key would still be too slow.)
+   */
+  const LONG_TTL_MS = 30_000;
+
+  it('a member that unsubscribes while holding events it never settles: a survivor gets them (attempt 2) within deadlineMs + 3 s, long before its session could expire; the leaver gets nothing more', async () => {
+    /** How long the leaver waits for the events it holds: short, so the handover is quick. */
+    const DEADLINE_MS = 2000;
+    const env = { GROUP_MEMBER_TTL_MS: String(LONG_TTL_MS), DEADLINE_MS: String(DEADLINE_MS) };
+    const { first: leaver, survivor, held } = await groupOfTwo(['leaver', 'survivor'], env, { handling: 'hold' }, 40);
+
+    const leftAt = now();
+    await leaver.unsubscribe('jobs');
+    // Its deliveries so far are all in: they are reported before the answer to the unsubscribe, on one channel.
+    const leaverGot = leaver.deliveries('jobs').length;
+    // Published while the leaver is still waiting for what it holds (by the leaver itself: its process and session
+    // stay up): it claims none of them.
+    expect((await leaver.publish('jobs', 20)).failed).toBe(0);
+
+    const redelivered = () => survivor.deliveries('jobs').filter((d) => d.from === 'survivor' && held.includes(d.n));
+    // Timeout well under LONG_TTL_MS: if the leave does not free them, nothing else does in time.
+    await waitFor('the leaver’s held events at the survivor', () => redelivered().length >= held.length, { timeoutMs: DEADLINE_MS + 10_000, intervalMs: 20 });
+    for (const d of redelivered()) {
+      expect(d.attempt).toBe(2);
+      // The leaver waited DEADLINE_MS for them first; that wait began after leftAt. 250 ms for the processes'
+      // clocks, whose origins were read at different times.
+      expect(d.at - leftAt).toBeGreaterThan(DEADLINE_MS - 250);
+      // Then one delete, the survivor's watch and one claim: a fraction of a second; + 3 s for a busy 2-core
+      // machine, still a tenth of the session TTL.
+      expect(d.at - leftAt).toBeLessThan(DEADLINE_MS + 3000);
+    }
+
+    const later = () => survivor.deliveries('jobs').filter((d) => d.from === 'leaver');
+    await waitFor('the events published after the unsubscribe at the survivor', () => later().length >= 20, { timeoutMs: 30_000 });
+    expect(later().map((d) => d.attempt)).toEqual(Array(20).fill(1));
+    expect(new Set(later().map((d) => d.n)).size).toBe(20);
+    // The leaver got nothing after its unsubscribe: neither the new events nor its own back.
+    expect(leaver.deliveries('jobs')).toHaveLength(leaverGot);
+    // The survivor got each of the first 40 once: its own share at attempt 1, the leaver's at attempt 2.
+    const first = survivor.deliveries('jobs').filter((d) => d.from === 'survivor');
+    expect(first).toHaveLength(40);
+    expect(new Set(first.map((d) => d.n)).size).toBe(40);
+    expect(first.filter((d) => d.attempt !== 1).map((d) => d.n).sort((x, y) => x - y)).toEqual([...held].sort((x, y) => x - y));
+  });
+
+  it('a member that unsubscribes while finishing events and acks them within the deadline: survivors never get those events (no attempt 2)', async () => {
+    /**
+     * The leaver acks each delivery this long after it: far longer than from its first delivery to the leave being
+     * marked (20 publishes, the claims, one IPC round trip and one write: well under a second even on a busy
+     * machine), so the unsubscribe comes while every ack is pending. The test checks that order below.
+     */
+    const ACK_AFTER_MS = 5000;
+    /** How long the leaver may wait for them: far longer than the acks take, so they all land within it. */
+    const DEADLINE_MS = 15_000;
+    const env = { GROUP_MEMBER_TTL_MS: String(LONG_TTL_MS), DEADLINE_MS: String(DEADLINE_MS) };
+    const { space, first: leaver, survivor, held } = await groupOfTwo(['leaver', 'survivor'], env, { handling: 'ack-after', ackAfterMs: ACK_AFTER_MS }, 20);
+    expect(await memberKeys(space, 'jobs', 'workers')).toHaveLength(2);
+
+    const leftAt = now();
+    const unsubscribed = await leaver.unsubscribe('jobs');
+    await waitFor('the leaver’s acks', () => leaver.acks('jobs').length >= held.length, { timeoutMs: ACK_AFTER_MS + 10_000 });
+    // The case under test: every ack was sent after the leave was marked (both stamps are the leaver's clock).
+    for (const ack of leaver.acks('jobs')) expect(ack.at).toBeGreaterThan(unsubscribed.at);
+    // The leave completes once the acks have landed: its member key goes, long before DEADLINE_MS has passed (a
+    // leave that ignored the acks and waited the whole deadline would take 15 s).
+    await waitFor('the leaver’s member key deleted', async () => (await memberKeys(space, 'jobs', 'workers')).length === 1, { timeoutMs: DEADLINE_MS + 5000, intervalMs: 20 });
+    expect(now() - leftAt).toBeLessThan(DEADLINE_MS);
+
+    // A sentinel batch published after the leave completed: once the survivor has it, it has seen the member key's
+    // delete (one watch, in revision order) and has long sent any claim it made on it.
+    expect((await leaver.publish('jobs', 10)).failed).toBe(0);
+    const sentinel = () => survivor.deliveries('jobs').filter((d) => d.from === 'leaver');
+    await waitFor('the sentinel batch at the survivor', () => sentinel().length >= 10, { timeoutMs: 30_000 });
+
+    const first = survivor.deliveries('jobs').filter((d) => d.from === 'survivor');
+    expect(first.map((d) => d.n).filter((n) => held.includes(n))).toEqual([]);
+    expect(survivor.deliveries('jobs').filter((d) => d.attempt !== 1)).toEqual([]);
+    expect(new Set([...first.map((d) => d.n), ...held]).size).toBe(20);
+    expect(first).toHaveLength(20 - held.length);
+    expect(leaver.deliveries('jobs')).toHaveLength(held.length);
+    // And in etcd, once the survivor's acks of the sentinels have landed too: every event of the group was finished
+    // at its first attempt (a takeover would show attempt 2).
+    const finished = await waitFor('every claim done', async () => {
+      const all = await claims(space, 'jobs', 'workers');
+      return all.length === 30 && all.every((c) => c?.s === 'done') && all;
+    }, { timeoutMs: 15_000 });
+    expect(finished.map((c) => c!.a)).toEqual(Array(30).fill(1));
+  });
+
+  it('a leaving member whose session is lost and renewed before its leave completes does not come back as a member', async () => {
+    /** The leave lasts this long (the leaver holds events it never settles): the whole test happens within it. */
+    const DEADLINE_MS = 20_000;
+    /** How long a member waits before taking an event preferred for another one: far beyond the bound below. */
+    const CLAIM_TIMEOUT_MS = 15_000;
+    const env = { GROUP_MEMBER_TTL_MS: String(LONG_TTL_MS), DEADLINE_MS: String(DEADLINE_MS), CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS) };
+    const { space, first: leaver, survivor, held } = await groupOfTwo(['leaver', 'survivor'], env, { handling: 'hold' }, 20);
+    // A group the leaver stays in: its member key shows when the leaver's session is renewed (subscribed after
+    // 'jobs', so the renewal reaches the 'jobs' consumer first).
+    await leaver.subscribe('side', { group: 'stays' });
+    const leftAt = now();
+    await leaver.unsubscribe('jobs');
+
+    // The session is lost (revoked, as etcd would expire it): its member keys go, the leaver sees its 'side' key go
+    // and registers again on a new session.
+    raw ??= etcd.rawClient();
+    const sessionOf = async () => (await raw!.getAll().prefix(new EventKeys(space.eventPrefix).member('side', 'stays', '')).exec()).kvs.map((kv) => kv.lease);
+    const [lost] = await sessionOf();
+    await raw.leaseClient.leaseRevoke({ ID: lost! });
+    await waitFor('the leaver registered again in the group it stays in', async () => (await sessionOf()).some((lease) => lease !== lost), { timeoutMs: 15_000, intervalMs: 20 });
+    expect(now() - leftAt).toBeLessThan(DEADLINE_MS); // still leaving 'jobs'
+
+    // It is no member of 'jobs' any more: only the survivor is, and it took over the held events at once.
+    expect(await memberKeys(space, 'jobs', 'workers')).toHaveLength(1);
+    const redelivered = () => survivor.deliveries('jobs').filter((d) => held.includes(d.n));
+    await waitFor('the leaver’s held events at the survivor', () => redelivered().length >= held.length, { timeoutMs: 10_000 });
+    expect(redelivered().map((d) => d.attempt)).toEqual(held.map(() => 2));
+    // New events all go to the survivor at once (a claim each: well under a second; 4 s for a busy machine), none
+    // after CLAIM_TIMEOUT_MS as the fallback for a preferred member that does not claim.
+    expect((await leaver.publish('jobs', 20)).failed).toBe(0);
+    await waitFor('the new events at the survivor', () => survivor.deliveries('jobs').filter((d) => d.from === 'leaver').length >= 20, { timeoutMs: 4000 });
+    expect(now() - leftAt).toBeLessThan(DEADLINE_MS);
   });
 });

@@ -78,7 +78,11 @@ export class GroupConsumer {
       lost: () => {
         this.registeredOn = undefined;
       },
-      renewed: () => void this.recover('register', (scope) => this.register(scope, 'active')),
+      // A leaving member is not registered again: it would come back as an active member (preferred for new events
+      // it never claims) until its leave ends. Its member key went with the lost session, as a finished leave's does.
+      renewed: () => {
+        if (!this.leaving) void this.recover('register', (scope) => this.register(scope, 'active'));
+      },
     });
   }
 

@@ -8,6 +8,7 @@ const ENTRY = fileURLToPath(new URL('../fixtures/pubsub-worker.ts', import.meta.
 
 type Delivered = Extract<PubSubReport, { type: 'delivered' }>;
 type Published = Extract<PubSubReport, { type: 'published' }>;
+type Acked = Extract<PubSubReport, { type: 'acked' }>;
 
 /** One `pubsub-worker` process as the test sees it: commands in, reports collected. */
 export class PubSubProcess {
@@ -45,6 +46,10 @@ export class PubSubProcess {
     return this.run({ cmd: 'subscribe', topic, ...options }, 'subscribed');
   }
 
+  unsubscribe(topic: string) {
+    return this.run({ cmd: 'unsubscribe', topic }, 'unsubscribed');
+  }
+
   publish(topic: string, count: number, options: { concurrency?: number; payloadBytes?: number } = {}): Promise<Published> {
     return this.run({ cmd: 'publish', topic, count, ...options }, 'published', 120_000);
   }
@@ -60,6 +65,10 @@ export class PubSubProcess {
 
   deliveries(topic: string): Delivered[] {
     return this.reports.filter((r): r is Delivered => r.type === 'delivered' && r.topic === topic);
+  }
+
+  acks(topic: string): Acked[] {
+    return this.reports.filter((r): r is Acked => r.type === 'acked' && r.topic === topic);
   }
 
   async kill(): Promise<void> {
