@@ -39,7 +39,10 @@ describe('auth tokens that expire', () => {
     expect(exchanges).toBe(1);
     await elapse(IDLE_MS);
     await client.put(`${PREFIX}premise`).value('2');
-    expect(exchanges).toBe(2); // the first token was refused as expired
+    // The first token was refused as expired, so the client authenticated again. Sometimes once more: each member
+    // learns a new simple token when it applies the Authenticate entry, so a retry that reaches a follower which
+    // has not applied it yet is refused too (seen once with members in containers on etcd 3.5).
+    expect(exchanges).toBeGreaterThanOrEqual(2);
   });
 
   it('every operation keeps working after the token expired', { timeout: 60_000 }, async () => {
