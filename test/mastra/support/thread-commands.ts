@@ -4,10 +4,7 @@
  * command is answered by the worker in fixtures/thread-worker.ts; these helpers pair a command with
  * the report that answers it, so a suite never waits on a sleep.
  */
-import type { WorkerReport } from '../fixtures/worker-protocol.js';
-import type { WorkerProcess } from './worker-fleet.js';
-
-type ReportOf<T extends WorkerReport['type']> = Extract<WorkerReport, { type: T }>;
+import type { ReportOf, WorkerProcess } from './worker-fleet.js';
 
 export interface ThreadTarget {
   resourceId: string;

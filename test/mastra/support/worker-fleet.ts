@@ -6,7 +6,8 @@ import type { WorkerCommand, WorkerReport } from '../fixtures/worker-protocol.js
 
 const WORKER_ENTRY = fileURLToPath(new URL('../fixtures/thread-worker.ts', import.meta.url));
 
-type ReportOf<T extends WorkerReport['type']> = Extract<WorkerReport, { type: T }>;
+/** The report of one type, as the worker sends it. */
+export type ReportOf<T extends WorkerReport['type']> = Extract<WorkerReport, { type: T }>;
 type TurnStart = ReportOf<'turn-start'>;
 
 interface Waiter {
