@@ -21,17 +21,21 @@ const MEMBER_TTL_MS = 3000;
 const now = (): number => performance.timeOrigin + performance.now();
 
 let raw: ReturnType<typeof etcd.rawClient> | undefined;
+/** One plain etcd3 client for the whole file (the fixture closes it after the last test). */
+const rawEtcd = () => (raw ??= etcd.rawClient());
 
 /** The member keys of `group` on `topic` as etcd has them now: one per process subscribed to it. */
+async function members(space: Namespace, topic: string, group: string) {
+  return (await rawEtcd().getAll().prefix(new EventKeys(space.eventPrefix).member(topic, group, '')).exec()).kvs;
+}
+
 async function memberKeys(space: Namespace, topic: string, group: string): Promise<string[]> {
-  raw ??= etcd.rawClient();
-  return raw.getAll().prefix(new EventKeys(space.eventPrefix).member(topic, group, '')).keys();
+  return (await members(space, topic, group)).map((kv) => kv.key.toString());
 }
 
 /** The claims of `group` on `topic` as etcd has them now. */
 async function claims(space: Namespace, topic: string, group: string): Promise<Array<ClaimValue | undefined>> {
-  raw ??= etcd.rawClient();
-  const values = await raw.getAll().prefix(new EventKeys(space.eventPrefix).claim(topic, group, '')).buffers();
+  const values = await rawEtcd().getAll().prefix(new EventKeys(space.eventPrefix).claim(topic, group, '')).buffers();
   return Object.values(values).map((value) => decodeClaim(value));
 }
 
@@ -258,10 +262,9 @@ describe('leaving a group (unsubscribe)', () => {
 
     // The session is lost (revoked, as etcd would expire it): its member keys go, the leaver sees its 'side' key go
     // and registers again on a new session.
-    raw ??= etcd.rawClient();
-    const sessionOf = async () => (await raw!.getAll().prefix(new EventKeys(space.eventPrefix).member('side', 'stays', '')).exec()).kvs.map((kv) => kv.lease);
+    const sessionOf = async () => (await members(space, 'side', 'stays')).map((kv) => kv.lease);
     const [lost] = await sessionOf();
-    await raw.leaseClient.leaseRevoke({ ID: lost! });
+    await rawEtcd().leaseClient.leaseRevoke({ ID: lost! });
     await waitFor('the leaver registered again in the group it stays in', async () => (await sessionOf()).some((lease) => lease !== lost), { timeoutMs: 15_000, intervalMs: 20 });
     expect(now() - leftAt).toBeLessThan(DEADLINE_MS); // still leaving 'jobs'
 
