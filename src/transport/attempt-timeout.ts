@@ -1,6 +1,14 @@
 import { POLICY } from './policy.js';
 
 /**
+ * The shared timeout grows at most this many times over the estimate before an answer comes. Twice is enough
+ * for the first answers of a cluster whose commits just became slower than the floor to arrive and teach the
+ * estimate; more would let a hung member's timeouts, during an election when few answers come, stretch every
+ * call's attempts until one stuck attempt eats most of a deadline (a call's own timeouts still double its own).
+ */
+export const MAX_BACKOFF = 2;
+
+/**
  * The timeout of one attempt, adapted to how fast this client's requests are answered (Jacobson's estimator,
  * as TCP uses for its retransmission timeout): smoothed latency + 4 × smoothed deviation, never below `floorMs`.
  * Only answered attempts are sampled; a call whose attempts keep timing out grows its own next timeout instead
@@ -12,14 +20,6 @@ import { POLICY } from './policy.js';
  * that had the full current timeout doubles it for every call (`timedOut`), up to MAX_BACKOFF×, until the next
  * answer brings a real sample and the estimate takes over again.
  */
-/**
- * The shared timeout grows at most this many times over the estimate before an answer comes. Twice is enough
- * for the first answers of a cluster whose commits just became slower than the floor to arrive and teach the
- * estimate; more would let a hung member's timeouts, during an election when few answers come, stretch every
- * call's attempts until one stuck attempt eats most of a deadline (a call's own timeouts still double its own).
- */
-export const MAX_BACKOFF = 2;
-
 export class AttemptTimeout {
   private smoothed: number | undefined;
   private deviation = 0;
