@@ -21,3 +21,5 @@ export { METER_NAME, METRIC } from './metrics/instruments.js';
 export { EtcdRequestRejectedError } from './errors/rejected.js';
 export { EtcdSizeLimitError, type SizeLimit } from './errors/size-limit.js';
 export { EtcdCompactedError } from './errors/compacted.js';
+export { EtcdOverloadedError, type OverloadReason } from './errors/overloaded.js';
+export { EtcdNoSpaceError } from './errors/no-space.js';

@@ -9,4 +9,6 @@ export type { EtcdPubSubOptions } from './etcd-pubsub-options.js';
 export { streamPartsWriteBehind } from './etcd-pubsub-publish-modes.js';
 export type { EtcdPubSubEventOptions, PublishMode, PublishedEvent } from '../pubsub/options.js';
 export { EventTooLargeError } from '../errors/event-too-large.js';
+export { EtcdOverloadedError } from '../errors/overloaded.js';
+export { EtcdNoSpaceError } from '../errors/no-space.js';
 export { PUBSUB_METRIC } from '../metrics/instruments.js';
