@@ -1,8 +1,10 @@
 import { TaskCancelledError } from 'cockatiel';
 import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
 import type { LeaseClock } from '../clock/lease-clock.js';
-import type { GroupCommitter } from '../commit/group-committer.js';
-import type { KeyLanes } from '../commit/key-lanes.js';
+import type { GroupCommitter, SubmitOptions } from '../commit/group-committer.js';
+import { SupersededInLane, type KeyLanes } from '../commit/key-lanes.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
+import { EtcdOverloadedError } from '../errors/overloaded.js';
 import type { PooledLease } from '../leases/lease-choice.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
@@ -10,7 +12,7 @@ import type { OwnLeaseIds } from '../operations/refresh-own.js';
 import { renewDelayMs } from '../commit/renew-delay.js';
 import type { TenureTable } from '../tenure/tenure-table.js';
 import type { AttemptContext, CallBudget, CallRunner } from '../transport/call-runner.js';
-import type { CallScope } from '../transport/call-scope.js';
+import { CallScope } from '../transport/call-scope.js';
 import { untilStopped } from '../transport/stop-signal.js';
 import type { OperationSet } from './operation-set.js';
 
@@ -28,6 +30,9 @@ export interface BackendParts {
   /** How long a renew may wait in the committer to share a transaction (commit/renew-delay.ts); 0: never. */
   readonly renewCoalesceMs: number;
 }
+
+/** The calls that put a key (and so are refused under etcd's NOSPACE alarm); a release only deletes. */
+const PUTTING = new Set(['acquireLease', 'renewLease', 'transferLease']);
 
 /**
  * The provider's write path, shared by every call: per-key order (KeyLanes), one scope with the call's deadline,
@@ -56,16 +61,27 @@ export class LeaseBackend {
   /**
    * One call that writes `etcdKey`: it waits for earlier calls on the key, then runs `attempt` until it succeeds,
    * fails for good or runs out of budget. The lane is held for the whole call, retries included.
+   *
+   * `renewOf`: the call is a renewal of the key by that stored value. A renewal of the key by the same value that
+   * still waits — for its turn, or in the committer's queue — is then superseded by this one and fails with
+   * EtcdOverloadedError without being sent: this one reaches further at the same cost. (Renewals on a timer, as Mastra
+   * sends them, only overlap when etcd answers slower than the timer ticks.)
    */
-  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
-    const { runner, lanes } = this.parts;
+  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewOf?: Buffer): Promise<T> {
+    const { runner, lanes, committer } = this.parts;
+    // etcd reported its NOSPACE alarm: fail before choosing a lease (a grant is a write too) or waiting for a turn.
+    if (PUTTING.has(operation) && committer.spaceAlarm.refusing(performance.now())) return Promise.reject(new EtcdNoSpaceError(operation));
     const scope = runner.open(operation, budget);
     const keyId = etcdKey.toString('latin1');
     // A renew of this key parked in the committer would hold this call up for its whole wait: send it now.
-    if (operation !== 'renewLease') this.parts.committer.expedite(keyId);
+    if (operation !== 'renewLease') committer.expedite(keyId);
     // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
     const leave = lanes.tryEnter(keyId);
-    if (leave === undefined) return this.writeAfterTurn(scope, keyId, attempt);
+    if (leave === undefined) {
+      const tag = renewOf?.toString('latin1');
+      if (tag !== undefined) committer.supersede(keyId, tag);
+      return this.writeAfterTurn(scope, keyId, attempt, tag);
+    }
     // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
     return runner.attempts(scope, attempt, true).finally(() => {
       leave();
@@ -74,12 +90,13 @@ export class LeaseBackend {
   }
 
   /** `write` when an earlier call on the key still runs: wait for its turn first. */
-  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>, tag: string | undefined): Promise<T> {
     try {
       let leave: () => void;
       try {
-        leave = await this.parts.lanes.enter(keyId, scope.signal);
-      } catch {
+        leave = await this.parts.lanes.enter(keyId, scope.signal, tag);
+      } catch (error) {
+        if (error instanceof SupersededInLane) throw this.superseded(scope.operation);
         throw scope.giveUpError();
       }
       try {
@@ -93,6 +110,11 @@ export class LeaseBackend {
   }
 
 
+  private superseded(operation: string): EtcdOverloadedError {
+    const { queued } = this.parts.committer.load;
+    return new EtcdOverloadedError(operation, 'superseded', queued, 0);
+  }
+
   /**
    * A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`: at once when one fits, else
    * once its grant answers — or rejects when the call ends first.
@@ -100,20 +122,27 @@ export class LeaseBackend {
   leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
     const lease = this.parts.pool.leaseFor(ttlMs, sentAt);
     if (!(lease instanceof Promise)) return lease;
-    return untilStopped(attempt.signal, lease).then((granted) => {
-      // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
-      if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
-      return granted;
-    });
+    return untilStopped(attempt.signal, lease).then(
+      (granted) => {
+        // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
+        if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
+        return granted;
+      },
+      (error: unknown) => {
+        // etcd refuses grants under the NOSPACE alarm too: the committer then stops sending writes as well.
+        if (error instanceof EtcdNoSpaceError) this.parts.committer.spaceAlarm.raise(performance.now());
+        throw error;
+      },
+    );
   }
 
   /**
-   * One transaction through the group committer, as part of `attempt`. `mayWaitMs` > 0 (renews only) lets it wait
-   * that long for other operations to share its transaction.
+   * One transaction through the group committer, as part of `attempt`; `how` schedules a renewal's (renewSchedule).
+   * The committer's errors name the call (the attempt's signal is its scope).
    */
-  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, mayWaitMs = 0): Promise<TxnOutcome> {
+  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, how?: SubmitOptions): Promise<TxnOutcome> {
     try {
-      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal, mayWaitMs);
+      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal, how ?? { operation: operationOf(attempt) });
     } catch (error) {
       // etcd no longer knows the lease (revoked, or lost with the cluster's data): drop it so the retry picks another.
       if (lease !== undefined && error instanceof EtcdLeaseInvalidError) this.parts.pool.invalidate(lease.id);
@@ -122,18 +151,26 @@ export class LeaseBackend {
   }
 
   /**
-   * How long the first attempt of a renew of `keyId` by `value` may wait for company (commit/renew-delay.ts): never
-   * past the point one attempt timeout before the lease it protects could end. Retries and later steps never wait.
+   * How a renewal's transaction of `keyId` by `value` is scheduled in the committer:
+   * - it may wait for company (commit/renew-delay.ts) on the first step of the first attempt only (`mayWait`): never
+   *   past the point one attempt timeout before the lease it protects could end;
+   * - it is due (`urgentAt`) at that same point, one attempt timeout before the key's current lease could end, so
+   *   under load the renewals closest to their lease's end are sent first; without a known end (a key written
+   *   elsewhere) it is due now;
+   * - `renewOf` lets a later renewal by the same value supersede it while it waits.
    */
-  renewDelayMs(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext): number {
-    if (attempt.attempt !== 0 || this.parts.renewCoalesceMs <= 0) return 0;
-    return renewDelayMs({
-      now: this.parts.clock.now(),
-      ttlMs,
-      windowMs: this.parts.renewCoalesceMs,
-      protectedUntil: this.parts.tenures.protectedUntil(keyId, value),
-      marginMs: Math.max(attempt.timeoutMs, this.parts.runner.timeouts.baseMs),
-    });
+  renewSchedule(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext, mayWait: boolean): SubmitOptions {
+    const now = this.parts.clock.now();
+    const protectedUntil = this.parts.tenures.protectedUntil(keyId, value);
+    const marginMs = Math.max(attempt.timeoutMs, this.parts.runner.timeouts.baseMs);
+    const waits = mayWait && attempt.attempt === 0 && this.parts.renewCoalesceMs > 0;
+    return {
+      operation: 'renewLease',
+      renewOf: value.toString('latin1'),
+      mayWaitMs: waits ? renewDelayMs({ now, ttlMs, windowMs: this.parts.renewCoalesceMs, protectedUntil, marginMs }) : 0,
+      // The committer's clock is performance.now(); LeaseClock never runs slower, so this is never later than meant.
+      urgentAt: protectedUntil === undefined ? undefined : performance.now() + (protectedUntil - marginMs - now),
+    };
   }
 
   /**
@@ -151,4 +188,9 @@ export class LeaseBackend {
     const res = await untilStopped(attempt.signal, this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline }));
     return Math.max(0, Number(res.TTL)) * 1000;
   }
+}
+
+/** The name of the call `attempt` belongs to: CallRunner hands each attempt its call's scope as the signal. */
+function operationOf(attempt: AttemptContext): string {
+  return attempt.signal instanceof CallScope ? attempt.signal.operation : 'commit';
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyLanes } from './key-lanes.js';
+import { KeyLanes, SupersededInLane } from './key-lanes.js';
 
 const never = new AbortController().signal;
 
@@ -67,4 +67,26 @@ describe('key lanes', () => {
     (await third)();
     expect(lanes.size).toBe(0);
   });
+
+  it('a waiting call is superseded by a later one with the same tag; other tags and untagged calls keep their places', async () => {
+    const lanes = new KeyLanes();
+    const leaveFirst = lanes.tryEnter('k')!;
+    const order: string[] = [];
+    const call = (name: string, tag?: string) =>
+      lanes.enter('k', never, tag).then(
+        (leave) => {
+          order.push(name);
+          leave();
+        },
+        (error: unknown) => order.push(`${name} ${error instanceof SupersededInLane ? 'superseded' : 'failed'}`),
+      );
+    const calls = [call('renew A 1', 'A'), call('release'), call('renew B', 'B'), call('renew A 2', 'A')];
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['renew A 1 superseded']);
+    leaveFirst();
+    await Promise.all(calls);
+    expect(order).toEqual(['renew A 1 superseded', 'release', 'renew B', 'renew A 2']);
+    expect(lanes.size).toBe(0);
+  });
 });
+

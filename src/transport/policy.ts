@@ -29,8 +29,32 @@ export const POLICY = {
    * attempt goes to another member. A timeout counts only when the attempt had its full timeout (see CallRunner).
    */
   breaker: { consecutiveFailures: 2, halfOpenAfterMs: 1000 },
-  /** Group commit: sub-transactions per etcd Txn, Txns in flight, bytes per Txn (etcd accepts 1.5 MiB). */
-  batch: { maxBatchSize: 64, maxInFlight: 4, maxBatchBytes: 1024 * 1024 },
+  /**
+   * Group commit: sub-transactions per etcd Txn (as many as etcd's default --max-txn-ops of 128 admits: 121 acquires,
+   * commit/batch-plan.ts; a batch is only that large when that much work waits), bytes per Txn (etcd accepts 1.5 MiB).
+   */
+  batch: { maxBatchSize: 128, maxBatchBytes: 1024 * 1024 },
+  /**
+   * Group commit under load (commit/group-committer.ts). Transactions in flight adapt to the commit latency between
+   * `min` (the fixed four of earlier versions, so never less than they committed) and `max`: the limit grows while
+   * commits take at most `tolerance` × the fastest of the last one or two `floorWindowMs` windows — far followers or
+   * slow disks, where more in flight buys throughput — and shrinks past that, when extra transactions would only
+   * queue inside etcd, out of reach of ordering and shedding. What waits is bounded by what the pipeline commits in
+   * `queueHorizonMs` at its recent pace (well inside a call's 5 s deadline, so what is queued can still be sent and
+   * answered) and by `maxQueued` whatever the pace (memory: each waiting operation holds its request); past the bound
+   * the least urgent operation is shed with ELEASE_OVERLOADED.
+   */
+  commit: {
+    inFlight: { min: 4, max: 32, tolerance: 2, floorWindowMs: 10_000 },
+    queueHorizonMs: 2000,
+    maxQueued: 20_000,
+  },
+  /**
+   * Least time between two writes that test whether etcd's NOSPACE alarm was cleared (commit/space-alarm.ts): a busy
+   * provider resumes within this long of the disarm, and a full cluster gets at most ten refused writes a second from
+   * it (refused before Raft while the database is over quota).
+   */
+  spaceAlarm: { probeGapMs: 100 },
   /**
    * Longest a renew waits in the group committer for other operations to share its transaction (also never more
    * than a twentieth of its TTL, nor past one attempt timeout before the lease it protects could end:
