@@ -64,8 +64,10 @@ export class LeaseBackend {
    *
    * `renewOf`: the call is a renewal of the key by that stored value. A renewal of the key by the same value that
    * still waits — for its turn, or in the committer's queue — is then superseded by this one and fails with
-   * EtcdOverloadedError without being sent: this one reaches further at the same cost. (Renewals on a timer, as Mastra
-   * sends them, only overlap when etcd answers slower than the timer ticks.)
+   * EtcdOverloadedError without being sent: this one reaches further at the same cost. Only while this one can still
+   * take over, though: made one attempt timeout or less before the window of the key's last write ends, its own window
+   * would begin after that end and leave the holder a gap that the earlier renewal, once sent, closes. (Renewals on a
+   * timer, as Mastra sends them, only overlap when etcd answers slower than the timer ticks.)
    */
   write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewOf?: Buffer): Promise<T> {
     const { runner, lanes, committer } = this.parts;
@@ -78,7 +80,7 @@ export class LeaseBackend {
     // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
     const leave = lanes.tryEnter(keyId);
     if (leave === undefined) {
-      const tag = renewOf?.toString('latin1');
+      const tag = renewOf !== undefined && this.canTakeOver(keyId, renewOf) ? renewOf.toString('latin1') : undefined;
       if (tag !== undefined) committer.supersede(keyId, tag);
       return this.writeAfterTurn(scope, keyId, attempt, tag);
     }
@@ -109,6 +111,12 @@ export class LeaseBackend {
     }
   }
 
+
+  /** Whether a renewal of `keyId` by `value` made now starts its window early enough to replace a waiting one. */
+  private canTakeOver(keyId: string, value: Buffer): boolean {
+    const believedUntil = this.parts.tenures.believedUntil(keyId, value);
+    return believedUntil !== undefined && this.parts.clock.now() < believedUntil - this.parts.runner.timeouts.baseMs;
+  }
 
   private superseded(operation: string): EtcdOverloadedError {
     const { queued } = this.parts.committer.load;
@@ -154,14 +162,18 @@ export class LeaseBackend {
    * How a renewal's transaction of `keyId` by `value` is scheduled in the committer:
    * - it may wait for company (commit/renew-delay.ts) on the first step of the first attempt only (`mayWait`): never
    *   past the point one attempt timeout before the lease it protects could end;
-   * - it is due (`urgentAt`) at that same point, one attempt timeout before the key's current lease could end, so
-   *   under load the renewals closest to their lease's end are sent first; without a known end (a key written
-   *   elsewhere) it is due now;
+   * - it is due (`urgentAt`) one attempt timeout before the window its holder was promised by this provider's last
+   *   write of the key ends (send time + ttlMs: what a caller may rely on, earlier than the pooled lease's end), so
+   *   under load the renewals closest to their lease's end are sent first, and each while the one before still
+   *   holds — the renewal sent is the latest (supersede), and its own window starts before that end, so the holder's
+   *   windows join without a gap; without a known end (a key written elsewhere) it is due now;
    * - `renewOf` lets a later renewal by the same value supersede it while it waits.
    */
   renewSchedule(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext, mayWait: boolean): SubmitOptions {
-    const now = this.parts.clock.now();
-    const protectedUntil = this.parts.tenures.protectedUntil(keyId, value);
+    const { clock, tenures } = this.parts;
+    const now = clock.now();
+    const protectedUntil = tenures.protectedUntil(keyId, value);
+    const believedUntil = tenures.believedUntil(keyId, value);
     const marginMs = Math.max(attempt.timeoutMs, this.parts.runner.timeouts.baseMs);
     const waits = mayWait && attempt.attempt === 0 && this.parts.renewCoalesceMs > 0;
     return {
@@ -169,7 +181,7 @@ export class LeaseBackend {
       renewOf: value.toString('latin1'),
       mayWaitMs: waits ? renewDelayMs({ now, ttlMs, windowMs: this.parts.renewCoalesceMs, protectedUntil, marginMs }) : 0,
       // The committer's clock is performance.now(); LeaseClock never runs slower, so this is never later than meant.
-      urgentAt: protectedUntil === undefined ? undefined : performance.now() + (protectedUntil - marginMs - now),
+      urgentAt: believedUntil === undefined ? undefined : performance.now() + (believedUntil - marginMs - now),
     };
   }
 
@@ -180,7 +192,7 @@ export class LeaseBackend {
    */
   remember(keyId: string, value: Buffer, revision: string, need: number, onLease?: PooledLease): void {
     const until = onLease === undefined ? need : Math.max(need, onLease.notBefore);
-    this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now());
+    this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now(), need);
   }
 
   /** Milliseconds the server still counts for `leaseId` (whole seconds, rounded down; 0 when it is gone). */
