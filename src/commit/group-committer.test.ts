@@ -432,5 +432,23 @@ describe('group commit', () => {
       await c.submit(Buffer.from('f'), put('f'), far());
     });
   });
+
+  it('an operation queued behind a parked one on its key gets its turn when that one is shed as it leaves (never left waiting)', async () => {
+    const r = recorder();
+    r.hold(true);
+    const c = new GroupCommitter(r.send, { ...opts, maxQueued: 1, minCompanyToWait: 0 });
+    const busy = c.submit(Buffer.from('x'), req('x'), far());
+    const queued = c.submit(Buffer.from('q'), req('q'), far(), undefined, { urgentAt: performance.now() - 1000 });
+    const parked = c.submit(Buffer.from('k'), req('k1'), far(), undefined, { mayWaitMs: 60_000, urgentAt: performance.now() + 5000 }).catch((e: unknown) => e);
+    // Unparks k1 into the full queue: k1 is shed, and k2 takes the turn — and, no more urgent than 'q', is shed too.
+    const behind = c.submit(Buffer.from('k'), req('k2'), far()).catch((e: unknown) => e);
+    expect(await parked).toBeInstanceOf(EtcdOverloadedError);
+    expect(await behind).toBeInstanceOf(EtcdOverloadedError);
+    expect(c.pending).toBe(1); // 'q', waiting for the slot
+    r.hold(false);
+    r.release();
+    await Promise.all([busy, queued]);
+    expect(r.sent.map((q) => q.compare![0]!.key!.toString())).toEqual(['x', 'q']);
+  });
 });
 

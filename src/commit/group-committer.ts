@@ -249,10 +249,11 @@ export class GroupCommitter {
     const turn = this.turns.get(submission.keyId);
     if (turn !== undefined) {
       // An earlier operation on this key is pending: it goes first (now, if it was waiting for company), and this
-      // one once it has been answered.
-      if (turn.active.place === 'parked') this.unpark(turn.active);
+      // one once it has been answered. Queued behind it first: unparked, it may be shed at once, and its turn then
+      // passes to this one.
       submission.sendBy = Number.NEGATIVE_INFINITY;
       turn.waiting.push(submission);
+      if (turn.active.place === 'parked') this.unpark(turn.active);
     } else {
       this.turns.set(submission.keyId, { active: submission, waiting: [] });
       if (submission.sendBy === Number.NEGATIVE_INFINITY) this.enqueue(submission);
@@ -334,9 +335,9 @@ export class GroupCommitter {
   private enqueue(s: Submission): void {
     s.place = 'queued';
     if (this.ready.size >= this.queueLimit()) {
-      const latest = this.ready.peekLatest()!;
+      const latest = this.ready.peekLatest();
       // Ties go against the newcomer: of equally urgent work, the newest is shed.
-      if (!(s.urgentAt < latest.urgentAt)) return this.overloaded(s, 'shed');
+      if (latest === undefined || !(s.urgentAt < latest.urgentAt)) return this.overloaded(s, 'shed');
       this.ready.remove(latest);
       this.overloaded(latest, 'shed');
     }
