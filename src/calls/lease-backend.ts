@@ -5,6 +5,7 @@ import type { GroupCommitter, SubmitOptions } from '../commit/group-committer.js
 import { SupersededInLane, type KeyLanes } from '../commit/key-lanes.js';
 import { EtcdNoSpaceError } from '../errors/no-space.js';
 import { EtcdOverloadedError } from '../errors/overloaded.js';
+import { unstacked } from '../commit/unstacked.js';
 import type { PooledLease } from '../leases/lease-choice.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
@@ -71,9 +72,9 @@ export class LeaseBackend {
    */
   write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewOf?: Buffer): Promise<T> {
     const { runner, lanes, committer } = this.parts;
+    const now = performance.now();
     // etcd reported its NOSPACE alarm: fail before choosing a lease (a grant is a write too) or waiting for a turn.
-    if (PUTTING.has(operation) && committer.spaceAlarm.refusing(performance.now())) return Promise.reject(new EtcdNoSpaceError(operation));
-    const scope = runner.open(operation, budget);
+    if (PUTTING.has(operation) && committer.spaceAlarm.refusing(now)) return Promise.reject(unstacked(() => new EtcdNoSpaceError(operation)));
     const keyId = etcdKey.toString('latin1');
     // A renew of this key parked in the committer would hold this call up for its whole wait: send it now.
     if (operation !== 'renewLease') committer.expedite(keyId);
@@ -81,14 +82,33 @@ export class LeaseBackend {
     const leave = lanes.tryEnter(keyId);
     if (leave === undefined) {
       const tag = renewOf !== undefined && this.canTakeOver(keyId, renewOf) ? renewOf.toString('latin1') : undefined;
-      if (tag !== undefined) committer.supersede(keyId, tag);
-      return this.writeAfterTurn(scope, keyId, attempt, tag);
+      const replaces = tag !== undefined && committer.supersede(keyId, tag);
+      if (!replaces && committer.shedsAt(this.dueAt(keyId, renewOf, now))) return Promise.reject(committer.shedError(operation));
+      return this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, tag);
     }
+    // Past capacity, a call the committer would shed as it came is shed before it costs a scope, a lease or a Txn:
+    // what the process spends on calls it cannot serve it takes from those it can.
+    if (committer.shedsAt(this.dueAt(keyId, renewOf, now))) {
+      leave();
+      return Promise.reject(committer.shedError(operation));
+    }
+    const scope = runner.open(operation, budget);
     // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
     return runner.attempts(scope, attempt, true).finally(() => {
       leave();
       scope.dispose();
     });
+  }
+
+  /**
+   * When a call on `keyId` made at `now` (performance.now()) is due in the committer's order: a renewal of a key this
+   * provider wrote one (first) attempt timeout before its holder's window ends, anything else at once.
+   */
+  private dueAt(keyId: string, renewOf: Buffer | undefined, now: number): number {
+    if (renewOf === undefined) return now;
+    const believedUntil = this.parts.tenures.believedUntil(keyId, renewOf);
+    if (believedUntil === undefined) return now;
+    return now + (believedUntil - this.parts.runner.timeouts.baseMs - this.parts.clock.now());
   }
 
   /** `write` when an earlier call on the key still runs: wait for its turn first. */
@@ -120,7 +140,7 @@ export class LeaseBackend {
 
   private superseded(operation: string): EtcdOverloadedError {
     const { queued } = this.parts.committer.load;
-    return new EtcdOverloadedError(operation, 'superseded', queued, 0);
+    return unstacked(() => new EtcdOverloadedError(operation, 'superseded', queued, 0));
   }
 
   /**

@@ -10,7 +10,9 @@ import type { StopSignal } from '../transport/stop-signal.js';
 import { ArrivalRate } from './arrival-rate.js';
 import { addTo, ETCD_MAX_TXN_OPS, fits, nestingCost, requestBytes, type BatchFill } from './batch-plan.js';
 import { InFlightLimit } from './in-flight-limit.js';
+import { ServiceRate } from './service-rate.js';
 import { countedByQuota, quotaCounted, SpaceAlarm, writesKeys } from './space-alarm.js';
+import { unstacked } from './unstacked.js';
 import { UrgencyQueue, type Ranked } from './urgency-queue.js';
 
 /**
@@ -165,6 +167,8 @@ export class GroupCommitter {
   private parkTimer: NodeJS.Timeout | undefined;
   private parkTimerAt = Number.POSITIVE_INFINITY;
   private readonly limiter: InFlightLimit;
+  /** What the committer is measured to serve while work waits (for the queue's bound). */
+  private readonly service = new ServiceRate();
   private readonly alarm: SpaceAlarm;
   private inFlight = 0;
   private seq = 0;
@@ -211,11 +215,11 @@ export class GroupCommitter {
   submit(key: Buffer, request: TxnRequest, timeoutMs: number, signal?: StopSignal, how: SubmitOptions = NO_OPTIONS): Promise<TxnOutcome> {
     const operation = how.operation ?? 'commit';
     if (this.closed) return Promise.reject(new ProviderClosedError(operation));
-    if (signal?.aborted) return Promise.reject(new TaskCancelledError('attempt abandoned'));
+    if (signal?.aborted) return Promise.reject(abandoned());
     const now = performance.now();
     const writes = writesKeys(request);
     // etcd reported the alarm and no probe is due: failing now is what sending would end in, minus the load.
-    if (writes && this.alarm.refusing(now)) return Promise.reject(new EtcdNoSpaceError(operation));
+    if (writes && this.alarm.refusing(now)) return Promise.reject(unstacked(() => new EtcdNoSpaceError(operation)));
     let mayWaitMs = how.mayWaitMs ?? 0;
     // Waiting pays only with company: at the recent rate, enough others must be expected within the wait — and
     // with a full batch already queued there is company enough.
@@ -275,6 +279,22 @@ export class GroupCommitter {
   }
 
   /**
+   * Whether an operation due at `urgentAt` (performance.now()) would be shed as it came: the queue is at its bound and
+   * holds nothing less urgent. A caller can then be turned away before it costs anything (LeaseBackend.write).
+   */
+  shedsAt(urgentAt: number): boolean {
+    if (this.ready.size < this.queueLimit()) return false;
+    const latest = this.ready.peekLatest();
+    return latest === undefined || !(urgentAt < latest.urgentAt);
+  }
+
+  /** The error a call shed before it reached the queue rejects with (see shedsAt). */
+  shedError(operation: string): EtcdOverloadedError {
+    this.noticeShed();
+    return unstacked(() => new EtcdOverloadedError(operation, 'shed', this.ready.size, this.backlogMs()));
+  }
+
+  /**
    * A later renewal of `keyId` by `renewOf` has come: a renewal by the same value that still waits to be sent is
    * rejected as superseded (the later one renews further, at the same cost). Returns whether one was.
    */
@@ -313,12 +333,12 @@ export class GroupCommitter {
       const waiting = this.turns.get(s.keyId)?.waiting;
       const index = waiting?.indexOf(s) ?? -1;
       if (index >= 0) waiting!.splice(index, 1);
-      s.fail(new TaskCancelledError('attempt abandoned'));
+      s.fail(abandoned());
       return;
     }
     const waited = s.place === 'queued' || s.place === 'parked';
     if (waited) this.takeOut(s);
-    s.fail(new TaskCancelledError('attempt abandoned'));
+    s.fail(abandoned());
     if (waited) {
       this.endTurn(s);
       this.schedulePump();
@@ -331,10 +351,14 @@ export class GroupCommitter {
     else if (s.place === 'parked') this.parked.splice(this.parked.indexOf(s), 1);
   }
 
-  /** Queues `s` to be sent, within the bound: past it, the least urgent of the queue and `s` is shed. */
+  /**
+   * Queues `s` to be sent, within the bound: past it, the least urgent of the queue and `s` is shed — as many as it
+   * takes to get under the bound, which shrinks when commits slow down.
+   */
   private enqueue(s: Submission): void {
     s.place = 'queued';
-    if (this.ready.size >= this.queueLimit()) {
+    const limit = this.queueLimit();
+    while (this.ready.size >= limit) {
       const latest = this.ready.peekLatest();
       // Ties go against the newcomer: of equally urgent work, the newest is shed.
       if (latest === undefined || !(s.urgentAt < latest.urgentAt)) return this.overloaded(s, 'shed');
@@ -346,7 +370,7 @@ export class GroupCommitter {
 
   /** Rejects a submission that waited (or was about to) and lets the next operation on its key go. */
   private overloaded(s: Submission, reason: OverloadReason): void {
-    s.fail(new EtcdOverloadedError(s.operation, reason, this.ready.size, this.backlogMs()));
+    s.fail(unstacked(() => new EtcdOverloadedError(s.operation, reason, this.ready.size, this.backlogMs())));
     this.endTurn(s);
     if (reason === 'shed') this.noticeShed();
   }
@@ -365,23 +389,34 @@ export class GroupCommitter {
   }
 
   /**
-   * Operations the queue may hold: one full round of the pipeline, or what it commits within the horizon at its
-   * recent pace (transactions in flight × batch size per commit time), whichever is more, and never more than
-   * `maxQueued`. Before the first answer nothing says the cluster is slow, so only `maxQueued` applies.
+   * Operations the queue may hold: what the committer serves within the horizon at its recent pace, but at least one
+   * full round of the pipeline and never more than `maxQueued`. Before the first answer nothing says the cluster is
+   * slow, so only `maxQueued` applies.
    */
   private queueLimit(): number {
     const max = this.options.maxQueued ?? POLICY.commit.maxQueued;
-    const commitMs = this.limiter.commitMs;
-    if (commitMs === undefined) return max;
-    const round = this.limiter.limit * this.maxBatchSize;
+    const perMs = this.servedPerMs();
+    if (perMs === undefined) return max;
     const horizon = this.options.queueHorizonMs ?? POLICY.commit.queueHorizonMs;
-    return Math.min(max, Math.max(round, Math.round((round * horizon) / Math.max(commitMs, 1))));
+    return Math.min(max, Math.max(this.limiter.limit * this.maxBatchSize, Math.round(perMs * horizon)));
+  }
+
+  /**
+   * The pace: what the pipeline could carry (transactions in flight × batch size per commit time), or less when it
+   * is measured to serve less (service-rate.ts).
+   */
+  private servedPerMs(): number | undefined {
+    const commitMs = this.limiter.commitMs;
+    if (commitMs === undefined) return undefined;
+    const carried = (this.limiter.limit * this.maxBatchSize) / Math.max(commitMs, 1);
+    const measured = this.service.perMs(performance.now());
+    return measured === undefined ? carried : Math.min(carried, measured);
   }
 
   /** About how long the queue takes to commit at the recent pace, in ms. */
   private backlogMs(): number {
-    const commitMs = this.limiter.commitMs ?? 0;
-    return (this.ready.size * commitMs) / (this.limiter.limit * this.maxBatchSize);
+    const perMs = this.servedPerMs();
+    return perMs === undefined ? 0 : this.ready.size / perMs;
   }
 
   private noticeShed(): void {
@@ -472,6 +507,7 @@ export class GroupCommitter {
       const batch = this.takeBatch(now);
       if (batch.length > 0) void this.dispatch(batch);
     }
+    if (this.ready.size === 0) this.service.drained(now);
     this.arm();
   }
 
@@ -487,7 +523,7 @@ export class GroupCommitter {
       if (s.writes && this.alarm.raised) {
         if (this.alarm.refusing(now)) {
           this.ready.remove(s);
-          s.fail(new EtcdNoSpaceError(s.operation));
+          s.fail(unstacked(() => new EtcdNoSpaceError(s.operation)));
           this.endTurn(s);
           continue;
         }
@@ -556,6 +592,7 @@ export class GroupCommitter {
     }
     const answeredAt = performance.now();
     this.limiter.observe(answeredAt - sentAt, answeredAt, saturated);
+    this.service.answered(batch.length, answeredAt);
     this.options.onRoundTrip?.(answeredAt - sentAt);
     if (batch[0]!.probe) this.alarm.probeEnded(answeredAt, true);
     if (plain) {
@@ -606,7 +643,7 @@ export class GroupCommitter {
     this.options.onSpaceAlarm?.(raised);
     if (!raised) return;
     for (const s of this.parked.splice(0)) {
-      s.fail(new EtcdNoSpaceError(s.operation));
+      s.fail(unstacked(() => new EtcdNoSpaceError(s.operation)));
       this.endTurn(s);
     }
   }
@@ -631,6 +668,11 @@ function refusesBatchSize(error: unknown): boolean {
   if (!(error instanceof GRPCInvalidArgumentError)) return false;
   const description = etcdDescription(error);
   return description === ETCD_RPC_ERROR.tooManyOps || description === ETCD_RPC_ERROR.requestTooLarge;
+}
+
+/** An attempt whose call ended: internal (the call rejects with its scope's own error), so no stack is worth its cost. */
+function abandoned(): TaskCancelledError {
+  return unstacked(() => new TaskCancelledError('attempt abandoned'));
 }
 
 function toOutcome(response: TxnResponse): TxnOutcome {

@@ -39,14 +39,15 @@ export const POLICY = {
    * `min` (the fixed four of earlier versions, so never less than they committed) and `max`: the limit grows while
    * commits take at most `tolerance` × the fastest of the last one or two `floorWindowMs` windows — far followers or
    * slow disks, where more in flight buys throughput — and shrinks past that, when extra transactions would only
-   * queue inside etcd, out of reach of ordering and shedding. What waits is bounded by what the pipeline commits in
-   * `queueHorizonMs` at its recent pace (well inside a call's 5 s deadline, so what is queued can still be sent and
-   * answered) and by `maxQueued` whatever the pace (memory: each waiting operation holds its request); past the bound
-   * the least urgent operation is shed with ELEASE_OVERLOADED.
+   * queue inside etcd, out of reach of ordering and shedding. What waits is bounded by what the committer serves in
+   * `queueHorizonMs` at its recent pace — a second: well inside a call's 5 s deadline, and short enough that a
+   * renewal at Mastra's cadence is not queued for longer than its TTL can spare (a 3 s TTL renews every second) —
+   * and by `maxQueued` whatever the pace (memory: each waiting operation holds its request); past the bound the least
+   * urgent operation is shed with ELEASE_OVERLOADED.
    */
   commit: {
     inFlight: { min: 4, max: 32, tolerance: 2, floorWindowMs: 10_000 },
-    queueHorizonMs: 2000,
+    queueHorizonMs: 1000,
     maxQueued: 20_000,
   },
   /**
