@@ -6,6 +6,8 @@ import { LeaseIdTakenError } from '../errors/lease-id-taken.js';
 import { CallRunner } from '../transport/call-runner.js';
 import { ETCD_RPC_ERROR } from '../transport/etcd-rpc-error.js';
 import { grantPooledLease } from './grant.js';
+import { LeaseIdSpace } from './lease-id.js';
+import { LeasePool } from './lease-pool.js';
 
 const ID = '123456789';
 
@@ -70,5 +72,24 @@ describe('granting a pooled lease under a chosen id', () => {
   ])('on a retry, refuses %s', async (_what, TTL, grantedTTL, notBefore) => {
     const { context } = etcdAnswering([new GRPCDeadlineExceededError('timed out'), leaseExists()], { TTL, grantedTTL });
     expect(await failure(grantPooledLease(context, 11, ID, notBefore))).toBeInstanceOf(LeaseIdTakenError);
+  });
+
+  it('a call whose pooled grants find every id taken tries again, and fails coded at its deadline, never with an internal error', async () => {
+    // Every id etcd is asked for exists already, on a lease that is gone by the time its TTL is read (what an
+    // overloaded cluster answers when each grant's first answer is lost and the lease expired before the retry).
+    const taken = () => Array.from({ length: 1000 }, leaseExists);
+    const { context, asked } = etcdAnswering(taken(), { TTL: '-1', grantedTTL: '0' });
+    const raw = { monotonic: 0, wall: Date.UTC(2026, 0, 1) };
+    const clock = new LeaseClock({ monotonic: () => raw.monotonic, wall: () => raw.wall });
+    const pool = new LeasePool((ttl, id, notBefore) => grantPooledLease({ ...context, clock }, ttl, id, notBefore), 1000, clock, new LeaseIdSpace(clock.wallOrigin, 4242));
+    const error = await failure(
+      context.runner.run('renewLease', { deadlineMs: 300 }, async () => {
+        raw.monotonic += 20; // each attempt of the call a little later: a new grant, fresh ids
+        raw.wall += 20;
+        return pool.leaseFor(5_000, clock.now());
+      }),
+    );
+    expect(isLeaseError(error) && error.code).toBe('ELEASE_UNAVAILABLE');
+    expect(asked.filter((a) => a === 'grant').length).toBeGreaterThan(8); // more than one grant's worth of ids
   });
 });
