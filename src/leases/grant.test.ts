@@ -57,6 +57,12 @@ describe('granting a pooled lease under a chosen id', () => {
     expect(asked).toEqual(['grant']);
   });
 
+  it('a grant for less than asked is refused as taken (its id would claim more than the lease has), coded', async () => {
+    const { context } = etcdAnswering([], { TTL: '0', grantedTTL: '0' });
+    context.client.leaseClient.leaseGrant = (async () => ({ TTL: '5', ID })) as never;
+    expect(await failure(grantPooledLease(context, 11, ID, 11_000))).toBeInstanceOf(LeaseIdTakenError);
+  });
+
   it('on a retry, adopts the lease when its remaining TTL, counted from when it was asked, covers notBefore', async () => {
     const { context, asked } = etcdAnswering([new GRPCDeadlineExceededError('timed out'), leaseExists()], { TTL: '11', grantedTTL: '11' });
     await expect(grantPooledLease(context, 11, ID, 11_000)).resolves.toBeUndefined();

@@ -34,7 +34,7 @@ export async function grantPooledLease(context: GrantContext, ttlSeconds: number
       return client.leaseClient.leaseGrant({ TTL: ttlSeconds, ID: id }, { deadline: ctx.deadline });
     });
     // A server never grants less than asked (it raises short TTLs to its minimum); a shorter grant would break notBefore.
-    if (Number(res.TTL) < ttlSeconds) throw new Error(`etcd granted lease ${id} for ${res.TTL} s, less than the ${ttlSeconds} s asked`);
+    if (Number(res.TTL) < ttlSeconds) throw new LeaseIdTakenError(id, `etcd granted it for ${res.TTL} s, less than the ${ttlSeconds} s asked`);
     logger.debug?.('granted pooled lease', { id, ttlSeconds: res.TTL });
   } catch (error) {
     if (etcdDescription(error) !== ETCD_RPC_ERROR.leaseExists) throw error;
