@@ -156,6 +156,8 @@ export class HeldLease implements LeaseHandle {
   private expireIfDue(): void {
     if (this.ended || this.verifying) return;
     const now = this.ops.clock.now();
+    // That reading can itself have seen the jump, and its listener settled the window already.
+    if (this.ended || this.verifying) return;
     switch (windowState(now, this.until, this.ops.clock.jumpedMs - this.jumpedAtSend)) {
       case 'open':
         this.armExpiry();
