@@ -21,7 +21,9 @@ import { checkMetadata, splitMetadata } from './keys/call-arguments.js';
 import { checkEntrySize, checkText, encodeKey } from './keys/key-codec.js';
 import { decodeLeaseValue, encodeLeaseValue } from './keys/lease-value.js';
 import { checkTtl } from './keys/ttl.js';
+import { LeaseTtlUnknownError } from './errors/ttl-unknown.js';
 import { LeaseIdSpace } from './leases/lease-id.js';
+import { isPlausible } from './leases/lease-ttl.js';
 import { LeasePool } from './leases/lease-pool.js';
 import { grantPooledLease } from './leases/grant.js';
 import type { LeaseObserver } from './metrics/observer.js';
@@ -205,9 +207,13 @@ export class EtcdLeaseProvider implements LeaseProvider {
     return this.runRead('getLease', key, call, async (scope, etcdKey) => {
       const stored = await this.readStored(scope, etcdKey);
       if (stored === undefined) return undefined;
-      const ttl = await this.runner.attempts(scope, ({ deadline }) =>
-        this.client.leaseClient.leaseTimeToLive({ ID: stored.leaseId }, { deadline }),
-      );
+      const ttl = await this.runner.attempts(scope, async ({ deadline }) => {
+        const res = await this.client.leaseClient.leaseTimeToLive({ ID: stored.leaseId }, { deadline });
+        const answer = { ttlSeconds: Number(res.TTL), grantedSeconds: Number(res.grantedTTL) };
+        // A just-elected leader's placeholder (leases/lease-ttl.ts): ask again rather than report a TTL etcd cannot have.
+        if (!isPlausible(answer)) throw new LeaseTtlUnknownError(stored.leaseId, answer.ttlSeconds, answer.grantedSeconds);
+        return res;
+      });
       return { ...decodeLeaseValue(stored.value), fencingToken: stored.revision, ttlRemainingMs: Math.max(0, Number(ttl.TTL)) * 1000 };
     });
   }

@@ -45,6 +45,12 @@ export const POLICY = {
    * these bounds.
    */
   waiting: { recheckMinMs: 1000, recheckMaxMs: 5000, errorBackoffFirstMs: 100, errorBackoffMaxMs: 2000 },
+  /**
+   * A `hold()` handle whose window looks over only because the wall clock jumped ahead (a suspend, or a forward
+   * step: the process cannot tell) asks etcd with a renew of this deadline before it gives up (handles/held-lease.ts).
+   * A step must not end every handle; after a real suspend the renew answers false (or cannot reach etcd) within it.
+   */
+  clockJumpRenewMs: 500,
   /** The CLI talks to a cluster an operator points it at: a longer attempt floor, within its --timeout. */
   cliAttemptTimeoutMs: 1000,
 } as const;

@@ -46,10 +46,10 @@ export class FakeLeaseStore {
   readonly lifecycle = new Lifecycle();
   readonly ops: LeaseOps;
 
-  constructor(observer = new LeaseObserver({ logger: {} })) {
+  constructor(observer = new LeaseObserver({ logger: {} }), clock = new LeaseClock()) {
     this.ops = {
       acquire: (key, owner) => this.acquire(key, owner),
-      renew: (key, owner, _ttl, call) => this.renew(key, owner, call?.signal),
+      renew: (key, owner, _ttl, call) => this.renew(key, owner, call?.signal, call?.deadlineMs),
       release: async (key, owner) => {
         this.calls.push(`release ${owner}`);
         if (this.values.get(key)?.owner === owner) this.delete(key);
@@ -60,7 +60,7 @@ export class FakeLeaseStore {
         if (held?.owner === owner && held.modRevision === token) this.delete(key);
       },
       watch: (key, onEvent, startRevision) => this.watch(key, onEvent, startRevision),
-      clock: new LeaseClock(),
+      clock,
       deadlineMs: 5000,
       lifecycle: this.lifecycle,
       observer,
@@ -123,13 +123,22 @@ export class FakeLeaseStore {
     return result;
   }
 
-  private async renew(key: string, owner: string, signal: AbortSignal | undefined): Promise<boolean> {
+  private async renew(key: string, owner: string, signal: AbortSignal | undefined, deadlineMs: number | undefined): Promise<boolean> {
     this.calls.push(`renew ${owner}`);
     if (this.renewGate) {
-      await Promise.race([
-        this.renewGate.promise,
-        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('renew aborted')), { once: true })),
-      ]);
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          this.renewGate.promise,
+          new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('renew aborted')), { once: true })),
+          // like the provider: a call that gets no answer fails (retryable) at its deadline
+          new Promise((_, reject) => {
+            if (deadlineMs !== undefined) timer = setTimeout(() => reject(new EtcdUnavailableError('renewLease', 1, deadlineMs, new Error('no answer'))), deadlineMs);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     }
     if (this.renewAnswer !== undefined) return this.renewAnswer;
     if (this.values.get(key)?.owner !== owner) return false;
