@@ -86,7 +86,7 @@ export const PUBSUB_METRIC = {
   compactionMissing: 'etcd_pubsub_compaction_missing',
 } as const;
 
-export type RedeliveryReason = 'nack' | 'member-lost' | 'ack-deadline';
+export type RedeliveryReason = 'nack' | 'member-lost' | 'in-flight-timeout';
 export type DropReason = 'max-attempts' | 'oversize-replay' | 'compacted';
 export type WatchResumeReason = 'reconnect' | 'compacted' | 'stalled';
 

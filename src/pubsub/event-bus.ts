@@ -110,9 +110,10 @@ export class EtcdEventBus {
     this.delivery = new LocalDelivery({
       maxDeliveryAttempts: options.maxDeliveryAttempts,
       redeliveryDelayMs: options.redeliveryDelayMs,
+      inFlightTimeoutMs: options.inFlightTimeoutMs,
       logger: this.logger,
       onDelivered: () => this.instruments.events.add(1, { direction: 'delivered' }),
-      onRedelivered: () => this.instruments.redeliveries.add(1, { reason: 'nack' }),
+      onRedelivered: (reason) => this.instruments.redeliveries.add(1, { reason }),
       onDropped: () => this.instruments.dropped.add(1, { reason: 'max-attempts' }),
     });
     this.local = new LocalBus(this.delivery);

@@ -69,10 +69,16 @@ export interface EtcdPubSubEventOptions {
    */
   maxInFlightPerGroup?: number;
   /**
-   * Take a grouped event back from a live consumer that neither acked nor nacked it for this long. 0 turns it off:
-   * only a dead consumer's events move.
+   * A delivery that is neither acked nor nacked this long after it was handed to its callback is nacked on the
+   * handler's behalf (Mastra's Redis and Valkey backends use the same name): offered again with `deliveryAttempt` + 1,
+   * within `maxDeliveryAttempts` — in a consumer group to another callback of the same process when there is one, else
+   * to another member, else to the same callback; a fan-out event to the same callback. The hung handler's own late
+   * ack or nack then changes nothing. Set it above the slowest handler you run: Mastra's workflow and schedule workers
+   * ack only once the step or agent run they started has finished. 0 turns it off: only a dead consumer's events move.
    * @default 0
    */
+  inFlightTimeoutMs?: number;
+  /** @deprecated the former name of `inFlightTimeoutMs`, still read when that is not given. */
   ackDeadlineMs?: number;
   /**
    * Chooses, per event, how it is published (see `PublishMode`). `streamPartsWriteBehind` sends Mastra's

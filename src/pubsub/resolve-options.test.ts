@@ -32,6 +32,8 @@ describe('event options', () => {
     ['maxInFlightPerGroup', 0],
     ['writeBehindFlushMs', 0],
     ['watchCheckMs', 10],
+    ['inFlightTimeoutMs', -1],
+    ['ackDeadlineMs', Number.NaN],
   ])('names options.%s when it is %s', (option, value) => {
     expect(() => resolveEventOptions({ [option]: value }, 'mastra/lease/')).toThrow(new RegExp(`^options\\.${option}: `));
   });
@@ -42,5 +44,10 @@ describe('event options', () => {
 
   it('names options.publishMode when it is not a function', () => {
     expect(() => resolveEventOptions({ publishMode: 'durable' as never }, 'a/lease/')).toThrow(/^options\.publishMode: /);
+  });
+
+  it('reads ackDeadlineMs, the former name of inFlightTimeoutMs, when inFlightTimeoutMs is not given', () => {
+    expect(resolveEventOptions({ ackDeadlineMs: 700 }, 'a/lease/').inFlightTimeoutMs).toBe(700);
+    expect(resolveEventOptions({ ackDeadlineMs: 700, inFlightTimeoutMs: 900 }, 'a/lease/').inFlightTimeoutMs).toBe(900);
   });
 });

@@ -13,7 +13,7 @@ export interface ResolvedEventOptions {
   groupMemberTtlMs: number;
   claimTimeoutMs: number;
   maxInFlightPerGroup: number;
-  ackDeadlineMs: number;
+  inFlightTimeoutMs: number;
   publishMode: (topic: string, event: PublishedEvent) => PublishMode;
   writeBehindFlushMs: number;
   maxReplayBytes: number;
@@ -30,7 +30,7 @@ export const EVENT_DEFAULTS = {
   groupMemberTtlMs: 10_000,
   claimTimeoutMs: 5_000,
   maxInFlightPerGroup: 100,
-  ackDeadlineMs: 0,
+  inFlightTimeoutMs: 0,
   writeBehindFlushMs: 25,
   maxReplayBytes: 64 * 1024 * 1024,
   watchCheckMs: 5_000,
@@ -78,7 +78,7 @@ export function resolveEventOptions(options: EtcdPubSubEventOptions, leasePrefix
     groupMemberTtlMs,
     claimTimeoutMs: atLeast('options.claimTimeoutMs', options.claimTimeoutMs ?? EVENT_DEFAULTS.claimTimeoutMs, 1),
     maxInFlightPerGroup: whole('options.maxInFlightPerGroup', options.maxInFlightPerGroup ?? EVENT_DEFAULTS.maxInFlightPerGroup, 1),
-    ackDeadlineMs: atLeast('options.ackDeadlineMs', options.ackDeadlineMs ?? EVENT_DEFAULTS.ackDeadlineMs, 0),
+    inFlightTimeoutMs: inFlightTimeout(options),
     publishMode,
     writeBehindFlushMs: atLeast('options.writeBehindFlushMs', options.writeBehindFlushMs ?? EVENT_DEFAULTS.writeBehindFlushMs, 1),
     maxReplayBytes: whole('options.maxReplayBytes', options.maxReplayBytes ?? EVENT_DEFAULTS.maxReplayBytes, 1),
@@ -102,6 +102,12 @@ export function deriveEventPrefix(leasePrefix: string): string {
     );
   }
   return `${trimmed.slice(0, cut)}/events/`;
+}
+
+/** `ackDeadlineMs` is the former name: read when `inFlightTimeoutMs` is not given, and then named in the error. */
+function inFlightTimeout(options: EtcdPubSubEventOptions): number {
+  if (options.inFlightTimeoutMs === undefined && options.ackDeadlineMs !== undefined) return atLeast('options.ackDeadlineMs', options.ackDeadlineMs, 0);
+  return atLeast('options.inFlightTimeoutMs', options.inFlightTimeoutMs ?? EVENT_DEFAULTS.inFlightTimeoutMs, 0);
 }
 
 function atLeast(parameter: string, value: unknown, min: number): number {
