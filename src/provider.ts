@@ -29,7 +29,7 @@ import { decodeRead, readTxn, type StoredLease } from './operations/read-lease.j
 import type { EtcdLeaseProviderOptions } from './config/options.js';
 import type { ProviderInternals } from './provider-internals.js';
 import type { ResolvedOptions } from './config/resolve-options.js';
-import type { AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
+import type { AcquireDecision, AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
 import { TenureTable } from './tenure/tenure-table.js';
 import type { CallBudget, CallRunner } from './transport/call-runner.js';
 import type { CallScope } from './transport/call-scope.js';
@@ -125,7 +125,8 @@ export class EtcdLeaseProvider implements LeaseProvider {
       const etcdKey = this.checkKey('acquireLease', key, owner);
       const value = this.storedValue(etcdKey, owner, args.metadata);
       checkTtl(ttlMs, this.options.leaseBucketMs);
-      return this.acquire(etcdKey, value, key, owner, ttlMs, sentAt, args.call);
+      const decided = this.acquire(etcdKey, value, key, owner, ttlMs, sentAt, args.call);
+      return this.options.contractResults ? decided.then(contractShape) : decided;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -250,13 +251,14 @@ export class EtcdLeaseProvider implements LeaseProvider {
     if (this.ownsCore) this.core.close(new ProviderClosedError('call in flight'));
   }
 
-  private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireResult> {
+  /** The provider's own answer, with its fencing token whatever `contractResults` says (waiters and `onEvent` need it). */
+  private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireDecision> {
     // Promise callbacks rather than an async closure: this wraps every acquire (hot path).
     return this.observer.timeAcquire(key, owner, () => {
       const request = { etcdKey, value, ttlMs, sentAt };
-      return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt)).then((answer): AcquireResult => {
+      return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt)).then((answer): AcquireDecision => {
         if (!answer.acquired) return answer.holder === undefined ? { acquired: false } : { acquired: false, owner: decodeLeaseValue(answer.holder).owner };
-        return this.options.contractResults ? { acquired: true, owner } : { acquired: true, owner, fencingToken: answer.revision };
+        return { acquired: true, owner, fencingToken: answer.revision };
       });
     });
   }
@@ -351,4 +353,9 @@ export class EtcdLeaseProvider implements LeaseProvider {
   private assertOpen(operation: string): void {
     if (this.closed) throw new ProviderClosedError(operation);
   }
+}
+
+/** `contractResults: true`: exactly `{ acquired, owner }`, the shape Mastra's contract states (its tests compare deeply). */
+function contractShape(decision: AcquireDecision): AcquireResult {
+  return decision.owner === undefined ? { acquired: decision.acquired } : { acquired: decision.acquired, owner: decision.owner };
 }

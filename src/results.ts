@@ -10,6 +10,13 @@ export interface AcquireResult {
   fencingToken?: string;
 }
 
+/**
+ * What an acquire decided, whatever public shape `acquireLease` is configured to resolve to: the provider's own answer.
+ * `waitForLease`, `hold` and the `onEvent` listener read this one, so `contractResults` changes only the public shape.
+ * (A value of this type is also a valid `AcquireResult`.)
+ */
+export type AcquireDecision = { acquired: true; owner: string; fencingToken: string } | { acquired: false; owner?: string };
+
 /** What `getLease` reports about a held lease. */
 export interface LeaseInfo {
   owner: string;
