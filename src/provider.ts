@@ -1,4 +1,3 @@
-import type { LeaseProvider } from '@mastra/core/events';
 import type { Etcd3 } from 'etcd3';
 import { inspect, type InspectOptionsStylized } from 'node:util';
 import type { LeaseCallOptions } from './config/call-options.js';
@@ -17,6 +16,7 @@ import { ProviderClosedError } from './errors/closed.js';
 import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
 import { hold } from './handles/hold.js';
 import type { LeaseHandle } from './handles/lease-handle.js';
+import type { LeaseProviderContract } from './lease-provider-contract.js';
 import { checkMetadata, splitMetadata } from './keys/call-arguments.js';
 import { checkEntrySize, checkText, encodeKey } from './keys/key-codec.js';
 import { decodeLeaseValue, encodeLeaseValue } from './keys/lease-value.js';
@@ -46,7 +46,7 @@ import { waitForLease } from './waiting/wait-for-lease.js';
  * Every ownership check is a compare inside the same etcd transaction as the write it guards; docs/design.md
  * explains the shapes and why late or reordered attempts cannot make two owners believe they hold a key.
  */
-export class EtcdLeaseProvider implements LeaseProvider {
+export class EtcdLeaseProvider implements LeaseProviderContract {
   private readonly core: EtcdCore;
   /** False when the core was handed in (EtcdPubSub): its creator closes it. */
   private readonly ownsCore: boolean;
