@@ -28,7 +28,7 @@ export interface LeaseInfo {
   ttlRemainingMs: number;
 }
 
-/** What `getLeaseRecord` resolves to (Mastra's `LeaseRecord`): the holder, and its run metadata if it has any. */
+/** What `getLeaseRecord` resolves to: the holder, and its run metadata if it has any. */
 export interface LeaseRecord {
   owner: string;
   /** Absent for a lease taken without metadata, including every lease written before metadata existed. */
