@@ -21,3 +21,4 @@ export { METER_NAME, METRIC } from './metrics/instruments.js';
 export { EtcdRequestRejectedError } from './errors/rejected.js';
 export { EtcdSizeLimitError, type SizeLimit } from './errors/size-limit.js';
 export { EtcdCompactedError } from './errors/compacted.js';
+export { EventTooLargeError } from './errors/event-too-large.js';

@@ -1,7 +1,7 @@
 import { metrics, type MeterProvider, type ObservableCallback } from '@opentelemetry/api';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import type { LeaseLossReason } from '../errors/lease-lost.js';
-import type { AcquireResult } from '../results.js';
+import type { AcquireDecision } from '../results.js';
 import type { LeaseLogger } from '../config/options.js';
 import type { CircuitState, LeaseEvent, LeaseEventListener } from '../config/events.js';
 import { CIRCUIT_STATE_VALUE, createInstruments, METER_NAME, type Instruments } from './instruments.js';
@@ -41,9 +41,9 @@ export class LeaseObserver {
   }
 
   /** Times one acquire and reports its result. (Promise callbacks, not an async function: it wraps every acquire.) */
-  timeAcquire(key: string, owner: string, run: () => Promise<AcquireResult>): Promise<AcquireResult> {
+  timeAcquire(key: string, owner: string, run: () => Promise<AcquireDecision>): Promise<AcquireDecision> {
     const startedAt = performance.now();
-    let running: Promise<AcquireResult>;
+    let running: Promise<AcquireDecision>;
     try {
       running = run();
     } catch (error) {
@@ -58,11 +58,11 @@ export class LeaseObserver {
     );
   }
 
-  private acquireAnswered(key: string, owner: string, startedAt: number, result: AcquireResult): AcquireResult {
+  private acquireAnswered(key: string, owner: string, startedAt: number, result: AcquireDecision): AcquireDecision {
     const durationMs = performance.now() - startedAt;
     if (result.acquired) {
       this.instruments.acquireDuration.record(durationMs / 1000, { result: 'acquired' });
-      this.emit({ type: 'acquired', key, owner, fencingToken: result.fencingToken ?? '', durationMs });
+      this.emit({ type: 'acquired', key, owner, fencingToken: result.fencingToken, durationMs });
     } else {
       this.instruments.acquireDuration.record(durationMs / 1000, { result: 'contended' });
       this.instruments.contention.add(1);

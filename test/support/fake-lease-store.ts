@@ -1,6 +1,6 @@
 import { EtcdUnavailableError } from '../../src/errors/unavailable.js';
 import { LeaseObserver } from '../../src/metrics/observer.js';
-import type { AcquireResult } from '../../src/results.js';
+import type { AcquireDecision } from '../../src/results.js';
 import { LeaseClock } from '../../src/clock/lease-clock.js';
 import type { KeyWatch, KeyWatchEvent } from '../../src/waiting/key-watch.js';
 import type { LeaseOps } from '../../src/waiting/lease-ops.js';
@@ -109,11 +109,11 @@ export class FakeLeaseStore {
     return this.watches.filter((w) => !w.closed);
   }
 
-  private async acquire(key: string, owner: string): Promise<AcquireResult> {
+  private async acquire(key: string, owner: string): Promise<AcquireDecision> {
     this.calls.push(`acquire ${owner}`);
     if (this.acquireGate) await this.acquireGate.promise;
     const held = this.values.get(key);
-    let result: AcquireResult;
+    let result: AcquireDecision;
     if (!held || held.owner === owner) result = { acquired: true, owner, fencingToken: this.put(key, owner) };
     else result = { acquired: false, owner: held.owner };
     if (this.failAcquireAfterCommit > 0) {
