@@ -24,7 +24,7 @@ import { Publisher } from './publish/publisher.js';
 import type { ResolvedEventOptions } from './resolve-options.js';
 import { CompactionCheck } from './retention/compaction-check.js';
 import { readPrefix } from './watch/range-read.js';
-import { WatchStream } from './watch/watch-stream.js';
+import { WatchStream, type WatchStreamTuning } from './watch/watch-stream.js';
 
 /** Per-call options of the bus's async methods. */
 export interface BusCallOptions {
@@ -41,6 +41,12 @@ export interface BusPublishOptions extends BusCallOptions {
 export interface BusSubscribeOptions extends BusCallOptions {
   group?: string;
   startFrom?: 'earliest' | 'latest';
+}
+
+/** Seams inside the package, not options: for the test suite, the watch stream's frame-limit defences. */
+export interface EventBusInternals {
+  /** @default both on */
+  watch?: Partial<WatchStreamTuning>;
 }
 
 interface GroupEntry {
@@ -77,6 +83,7 @@ export class EtcdEventBus {
     private readonly core: EtcdCore,
     private readonly options: ResolvedEventOptions,
     meterProvider: MeterProvider = metrics,
+    internals: EventBusInternals = {},
   ) {
     this.logger = core.options.logger;
     this.keys = new EventKeys(options.eventPrefix);
@@ -106,6 +113,11 @@ export class EtcdEventBus {
       checkMs: options.watchCheckMs,
       logger: this.logger,
       onResume: (reason) => this.instruments.watchResumes.add(1, { reason }),
+      onOversize: (error) =>
+        this.logger.warn?.("an event watch's catch-up came back over the etcd client's gRPC receive limit; its subscriptions re-read what they missed", {
+          error,
+        }),
+      ...internals.watch,
     });
     this.delivery = new LocalDelivery({
       maxDeliveryAttempts: options.maxDeliveryAttempts,
