@@ -142,7 +142,7 @@ export class EtcdEventBus {
   /**
    * Publishes `event` to `topic`. Durable (default): resolves once etcd committed it. Rejects with `EventTooLargeError`
    * above `maxEventBytes` (nothing written), `EtcdUnavailableError` after `deadlineMs`, argument errors naming the
-   * parameter, `ProviderClosedError` after close.
+   * parameter, `ProviderClosedError` ("the EtcdPubSub is closed") after close.
    */
   async publish(topic: string, event: PublishedEvent, options: BusPublishOptions = {}): Promise<void> {
     this.assertOpen('publish');
@@ -250,9 +250,9 @@ export class EtcdEventBus {
 
   private async shutDown(): Promise<void> {
     const deadlineMs = this.core.options.deadlineMs;
-    this.closeController.abort(new ProviderClosedError('subscribe'));
+    this.closeController.abort(new ProviderClosedError('subscribe', 'EtcdPubSub'));
     await this.flush({ deadlineMs });
-    this.publisher.abandon(new ProviderClosedError('publish'));
+    this.publisher.abandon(new ProviderClosedError('publish', 'EtcdPubSub'));
     for (const entry of this.groups.values()) entry.consumer.stop();
     this.groups.clear();
     for (const byCallback of this.fanouts.values()) for (const subs of byCallback.values()) for (const s of subs) s.stop();
@@ -334,6 +334,6 @@ export class EtcdEventBus {
   }
 
   private assertOpen(operation: string): void {
-    if (this.closeController.signal.aborted) throw new ProviderClosedError(operation);
+    if (this.closeController.signal.aborted) throw new ProviderClosedError(operation, 'EtcdPubSub');
   }
 }
