@@ -215,10 +215,10 @@ export class WatchStream {
   }
 
   /**
-   * A response was over this client's receive limit, so gRPC ended the stream. Only a watch resuming from a past
-   * revision can be sent that much at once, and resuming it again would be answered the same way: those watches are
-   * handed back to their owners, which re-read what they missed in pages and watch again from now. Watches still
-   * waiting for `created` ask for nothing old; they go on with a new stream.
+   * A response was over this client's receive limit, so gRPC ended the stream, and resuming the watches from their
+   * revisions would be answered the same way. Every watch etcd had confirmed is handed back to its owner, which
+   * re-reads what it missed in pages and watches again from now. Watches still waiting for `created` ask for nothing
+   * old; they go on with a new stream.
    */
   private overflowed(tooLarge: EtcdSizeLimitError, error: unknown): void {
     this.options.onResume('oversize');
