@@ -12,7 +12,7 @@ import { EtcdCore } from './core/etcd-core.js';
 import type { GroupCommitter } from './commit/group-committer.js';
 import { KeyLanes } from './commit/key-lanes.js';
 import { describeSettings } from './config/redact.js';
-import { ProviderClosedError } from './errors/closed.js';
+import { ProviderClosedError, type ClosedObject } from './errors/closed.js';
 import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
 import { hold } from './handles/hold.js';
 import type { LeaseHandle } from './handles/lease-handle.js';
@@ -64,12 +64,14 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   private readonly lifecycle = new Lifecycle();
   private readonly leaseOps: LeaseOps;
   private closed = false;
+  private readonly closedAs: ClosedObject;
   /** What inspect/JSON show: settings with secrets redacted (the etcd3 client inside holds them in clear). */
   private readonly description: Record<string, unknown>;
 
   constructor(options: EtcdLeaseProviderOptions, internals: ProviderInternals = {}) {
     this.core = internals.core ?? new EtcdCore(options, internals.clock);
     this.ownsCore = internals.core === undefined;
+    this.closedAs = internals.closedAs ?? 'EtcdLeaseProvider';
     this.options = this.core.options;
     this.description = describeSettings(this.options, options);
     const { logger } = this.options;
@@ -357,7 +359,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   private assertOpen(operation: string): void {
-    if (this.closed) throw new ProviderClosedError(operation);
+    if (this.closed) throw new ProviderClosedError(operation, this.closedAs);
   }
 }
 

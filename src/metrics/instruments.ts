@@ -88,7 +88,7 @@ export const PUBSUB_METRIC = {
 
 export type RedeliveryReason = 'nack' | 'member-lost' | 'in-flight-timeout';
 export type DropReason = 'max-attempts' | 'oversize-replay' | 'compacted';
-export type WatchResumeReason = 'reconnect' | 'compacted' | 'stalled';
+export type WatchResumeReason = 'reconnect' | 'compacted' | 'stalled' | 'oversize';
 
 export interface PubSubInstruments {
   /** attributes: `result` = `ok` | `error`; durable publishes only (write-behind ones resolve before etcd answers) */

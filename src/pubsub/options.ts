@@ -19,8 +19,9 @@ export interface EtcdPubSubEventOptions {
    * Key prefix of events, consumer-group claims and members. Must not overlap the lease `prefix` (neither may be a
    * prefix of the other): lease keys are arbitrary strings, so nothing else may live under `prefix`. The etcd role
    * needs `readwrite` on both.
-   * @default `prefix` with its last path segment replaced by `events` (`'mastra/lease/'` → `'mastra/events/'`);
-   * a `prefix` without a parent segment makes this option required
+   * @default beside `prefix`: its last path segment replaced by `events` (`'mastra/lease/'` → `'mastra/events/'`);
+   * for a prefix of one segment, `-events` added to it (`'myapp/'` → `'myapp-events/'`, not a top-level `events/`
+   * every application would share). Only a one-segment prefix without a trailing `/` (`'myapp'`) makes it required.
    */
   eventPrefix?: string;
   /**
@@ -42,7 +43,8 @@ export interface EtcdPubSubEventOptions {
    */
   maxEventBytes?: number;
   /**
-   * Deliveries of one event before a nack (or a rejected callback) drops it with a warning. `Infinity` never drops.
+   * Deliveries of one event before a nack (or a rejected callback) drops it with a warning. `Infinity` never drops;
+   * so does 0, as in Mastra's Redis Streams backend.
    * @default 5
    */
   maxDeliveryAttempts?: number;

@@ -8,6 +8,7 @@ import { EndpointFailures } from './endpoint-failures.js';
 import { isMessageSizeError } from './message-size.js';
 import { MemberBreakers } from './member-breakers.js';
 import { memberBreaker } from './policy.js';
+import { RAISED_RECEIVE_LIMIT, withRaisedReceiveLimit } from './receive-limit.js';
 import { TlsDiagnosis, usesTls } from './tls-diagnosis.js';
 
 /**
@@ -32,12 +33,14 @@ export function createEtcdClient(
   const failures = new EndpointFailures(usesTls(hosts, credentials));
   const diagnosis = new TlsDiagnosis(hosts, credentials, attemptTimeoutMs, failures);
   const breakers = new MemberBreakers();
-  return new Etcd3({
+  const client = new Etcd3({
     hosts,
     // The caller's objects, made to redact themselves when logged (non-enumerable hooks; fields unchanged).
     auth: redactAuth(options.auth),
     credentials: redactCredentials(credentials),
     dialTimeout: attemptTimeoutMs,
+    // Watch catch-ups and pages of large values come in responses over gRPC's default 4 MiB (receive-limit.ts).
+    grpcOptions: RAISED_RECEIVE_LIMIT,
     // etcd3 exchanges the password for a token before the first call (and again when the token
     // expires), outside any call's deadline: without one of its own, one hung member would hold every
     // call of this client behind that exchange. Every other call carries CallRunner's deadline.
@@ -59,6 +62,7 @@ export function createEtcdClient(
       },
     },
   });
+  return withRaisedReceiveLimit(client);
 }
 
 /** Fails at construction, with the option named, on TLS material gRPC would reject at the first call. */

@@ -53,6 +53,14 @@ export const POLICY = {
   clockJumpRenewMs: 500,
   /** The CLI talks to a cluster an operator points it at: a longer attempt floor, within its --timeout. */
   cliAttemptTimeoutMs: 1000,
+  /**
+   * Largest response the client accepts: what etcd itself may send (its gRPC send limit is 2^31 − 1 bytes, the value
+   * etcd's Go client also receives up to). gRPC's default of 4 MiB refuses a watch catch-up of a few large events —
+   * up to 1000 revisions arrive in one response — and refusing it ends the stream, which resumed from the same
+   * revision asks for the same response again. Memory is bounded elsewhere: ranges are read in pages of about 1 MiB
+   * (src/reads) and event watches ask etcd to split responses above its --max-request-bytes.
+   */
+  maxReceiveMessageBytes: 2 ** 31 - 1,
 } as const;
 
 /**

@@ -1,5 +1,6 @@
 import type { Event, EventCallback } from '@mastra/core/events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { resolveEventOptions } from '../resolve-options.js';
 import { LocalDelivery } from './local-delivery.js';
 
 const event: Event = { type: 't', id: 'e1', runId: 'r', data: {}, createdAt: new Date(0), deliveryAttempt: 1 };
@@ -23,6 +24,19 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 describe('local delivery', () => {
+  it('maxDeliveryAttempts: 0 never drops: a nacked event is offered again past the default cap', async () => {
+    const { d, counts } = delivery(resolveEventOptions({ maxDeliveryAttempts: 0 }, 'a/lease/').maxDeliveryAttempts);
+    const attempts: number[] = [];
+    d.deliver(() => (e, _ack, nack) => {
+      attempts.push(e.deliveryAttempt!);
+      void nack!();
+    }, event);
+    await vi.advanceTimersByTimeAsync(100 * (1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9));
+    expect(attempts).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(counts.dropped).toBe(0);
+    d.stop();
+  });
+
   it('nack redelivers after delay × attempt with attempt + 1, up to the cap, then drops with a warning', async () => {
     const { d, counts, warn } = delivery(3);
     const attempts: number[] = [];
