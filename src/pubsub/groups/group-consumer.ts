@@ -249,8 +249,14 @@ export class GroupConsumer {
       onCanceled: (compactRevision: string | undefined, reason: string) => {
         this.watch = undefined;
         if (this.stopped || this.leaving) return;
-        this.deps.instruments.watchResumes.add(1, { reason: 'compacted' });
-        this.deps.logger.warn?.('consumer group watch lost (history compacted); re-reading the topic', { topic: this.deps.topic, compactRevision, reason });
+        // Compaction passed the resume point, or the catch-up did not fit one gRPC message (the stream counted that
+        // one as 'oversize' already): only the first is a compaction.
+        if (compactRevision === undefined) {
+          this.deps.logger.warn?.('consumer group watch ended; re-reading the topic', { topic: this.deps.topic, reason });
+        } else {
+          this.deps.instruments.watchResumes.add(1, { reason: 'compacted' });
+          this.deps.logger.warn?.('consumer group watch lost (history compacted); re-reading the topic', { topic: this.deps.topic, compactRevision, reason });
+        }
         void this.recover('subscribe', async (scope) => {
           await this.sync(scope);
           this.evaluateAll();
