@@ -66,15 +66,20 @@ describe('shellWord', () => {
 });
 
 describe('readableKey', () => {
-  it('shows a NUL as ␀ in a key that is otherwise plain text', () => {
-    expect(readableKey('demo-user\u0000thread-1')).toBe('demo-user␀thread-1');
+  it('shows a NUL as \\0 in a key that is otherwise plain text', () => {
+    expect(readableKey('demo-user\u0000thread-1')).toBe('demo-user\\0thread-1');
     expect(readableKey('ключ 😀')).toBe('ключ 😀');
   });
 
   it('falls back to the JSON-quoted form whenever the plain one could be misread', () => {
-    expect(readableKey('a␀b')).toBe('"a␀b"'); // a real ␀ would read as a NUL
+    expect(readableKey('a\\0b')).toBe('"a\\\\0b"'); // a backslash of its own would read as a NUL
     expect(readableKey('a\u0000"b"')).toBe('"a\\u0000\\"b\\""');
     expect(readableKey('a\nb\u0000c')).toBe('"a\\nb\\u0000c"');
     expect(readableKey('x\u202ey')).toBe('"x\\u202ey"');
+  });
+
+  it('what it shows, typed back as an argument, is the key escapedKeyGuess finds', () => {
+    expect(escapedKeyGuess(readableKey('demo-user\u0000thread-1'))).toBe('demo-user\u0000thread-1');
+    expect(escapedKeyGuess('a\\\\0b')).toBe('a\\0b'); // an escaped backslash, then a plain 0
   });
 });
