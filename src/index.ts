@@ -17,7 +17,7 @@ export { LeaseLostError, type LeaseLossReason } from './errors/lease-lost.js';
 export type { WaitForLeaseOptions, WaitForLeaseResult } from './waiting/wait-options.js';
 export type { LeaseHandle } from './handles/lease-handle.js';
 export type { LeaseEvent, LeaseEventListener, CircuitState } from './config/events.js';
-export { METER_NAME, METRIC } from './metrics/instruments.js';
+export { METER_NAME, METER_VERSION, METRIC } from './metrics/instruments.js';
 export { EtcdRequestRejectedError } from './errors/rejected.js';
 export { EtcdSizeLimitError, type SizeLimit } from './errors/size-limit.js';
 export { EtcdCompactedError } from './errors/compacted.js';

@@ -21,10 +21,14 @@ release), kills the leader and restarts it, pauses a member (SIGSTOP), and shows
 With ETCD_ENDPOINTS: runs against that cluster under a unique prefix, kills nothing, and
 deletes its keys at the end — a check a platform team can run against their etcd.
 
+It prints the run's prefix and the \`etcd-lease list\` command that shows its keys meanwhile.
+Keys show as demo-user\\0thread-1: \\0 is the NUL Mastra puts between resourceId and threadId.
+On a terminal the live view takes the screen (as top does) and leaves its last frame behind.
+
 Ends by itself, then prints the path of an HTML report and, last, exactly:
   summary: <n> ops, <f> faults, <o> overlaps, longest stall <x> s
-(f: faults injected; o: overlapping belief windows of different owners, see
-docs/design.md#belief-windows in the etcd-lease-provider package).
+(singular after 1: "1 fault"; f: faults injected; o: overlapping belief windows of different
+owners, see docs/design.md#belief-windows in the etcd-lease-provider package).
 Exit 0 when the history is safe, 1 on any overlap or fencing violation. Ctrl-C stops early.
 
   --duration S       how long the workers run, in seconds          [default 45]

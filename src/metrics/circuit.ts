@@ -1,7 +1,7 @@
 import { CircuitState as BreakerState, type CircuitBreakerPolicy } from 'cockatiel';
 import type { CircuitState } from '../config/events.js';
 
-/** cockatiel's breaker states as reported in events and `etcd_lease_circuit_state`. Isolated (manual) counts as open. */
+/** cockatiel's breaker states as reported in events and `lease_provider.circuit.state`. Isolated (manual) counts as open. */
 export function circuitStateName(state: BreakerState): CircuitState {
   switch (state) {
     case BreakerState.Closed:

@@ -9,7 +9,8 @@ import { checkText } from '../keys/key-codec.js';
 import { grantPooledLease } from '../leases/grant.js';
 import { LeaseIdSpace } from '../leases/lease-id.js';
 import { LeasePool } from '../leases/lease-pool.js';
-import { createPubSubInstruments, METER_NAME, type PubSubInstruments } from '../metrics/instruments.js';
+import { createPubSubInstruments, type PubSubInstruments } from '../metrics/instruments.js';
+import { leaseMeter } from '../metrics/meter-scope.js';
 import type { CallScope } from '../transport/call-scope.js';
 import { checkEventSize, checkPublishedEvent, decodeEvent, encodeEvent, stampEvent } from './codec/envelope.js';
 import { FanoutSubscription } from './deliver/fanout-subscription.js';
@@ -87,7 +88,7 @@ export class EtcdEventBus {
   ) {
     this.logger = core.options.logger;
     this.keys = new EventKeys(options.eventPrefix);
-    this.instruments = createPubSubInstruments(meterProvider.getMeter(METER_NAME));
+    this.instruments = createPubSubInstruments(leaseMeter(meterProvider));
     const { client, runner, clock } = core;
     // A pool of its own, with its own id tag: retention leases are never confused with the provider's lease ids.
     this.retention = new LeasePool(
