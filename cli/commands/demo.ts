@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { integerFlag, parsing, positionals } from '../args.js';
 import type { Command } from '../command.js';
+import { environmentSource } from '../../src/config/load-env.js';
 import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
 import { runDemo } from '../demo/run-demo.js';
 import { UsageError } from '../usage-error.js';
@@ -32,7 +33,7 @@ Exit 0 when the history is safe, 1 on any overlap or fencing violation. Ctrl-C s
   --keys N           thread keys they contend for                  [default 6]
   --ttl MS           lease TTL; renewed every ttl/3                [default 6000]
   --report PATH      where to write the HTML report                [default report.html]
-  --prefix P         parent of the run's own unique prefix         [default ${DEFAULT_BASE_PREFIX}]
+  --prefix P         parent of the run's own unique prefix         [ETCD_PREFIX, default ${DEFAULT_BASE_PREFIX}]
 
 ${CONNECTION_HELP}`,
 
@@ -60,7 +61,8 @@ ${CONNECTION_HELP}`,
       return runDemo({
         cliEntry,
         external: connection.explicitEndpoints ? connection : undefined,
-        basePrefix: values.prefix ?? DEFAULT_BASE_PREFIX,
+        // The operator's prefix (their etcd role may allow no other) holds the run's own.
+        basePrefix: values.prefix ?? environmentSource(process.env).read('prefix') ?? DEFAULT_BASE_PREFIX,
         durationMs: durationS * 1000,
         workers: integerFlag('demo', 'workers', values.workers, 4, 1, 16),
         keys: integerFlag('demo', 'keys', values.keys, 6, 1, 64),

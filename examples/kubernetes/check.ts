@@ -83,10 +83,10 @@ export function checkManifests(dir: string): string[] {
   for (const name of ['ETCD_CA_FILE', 'ETCD_CERT_FILE', 'ETCD_KEY_FILE']) {
     if (!env[name]) problems.push(`Deployment mastra-app does not set ${name}`);
   }
-  const leasePrefix = env.ETCD_LEASE_PREFIX ?? 'mastra/lease/';
+  const leasePrefix = env.ETCD_PREFIX ?? 'mastra/lease/';
   const eventPrefix = env.ETCD_EVENT_PREFIX ?? 'mastra/events/';
   if (leasePrefix.startsWith(eventPrefix) || eventPrefix.startsWith(leasePrefix)) {
-    problems.push(`ETCD_EVENT_PREFIX ${eventPrefix} overlaps ETCD_LEASE_PREFIX ${leasePrefix}: events would be read as leases`);
+    problems.push(`ETCD_EVENT_PREFIX ${eventPrefix} overlaps ETCD_PREFIX ${leasePrefix}: events would be read as leases`);
   }
 
   // Every Secret a pod mounts is one make-certs.sh creates.
