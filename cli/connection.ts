@@ -33,7 +33,7 @@ const FLAG_OF: Partial<Record<EtcdSetting, ConnectionFlag>> = {
   password: 'password',
 };
 
-export const CONNECTION_HELP = `Connection (flags win over the environment variables the library's loadEtcdOptionsFromEnv reads):
+export const CONNECTION_HELP = `Connection (a flag wins over its variable; the library's loader reads the same):
   --endpoints LIST   comma-separated etcd endpoints        [ETCD_ENDPOINTS, default ${DEFAULT_ENDPOINTS}]
   --prefix P         lease key prefix                      [ETCD_PREFIX, default ${DEFAULT_PREFIX}]
   --cacert FILE      CA certificate (PEM) for TLS          [ETCD_CA_FILE]
