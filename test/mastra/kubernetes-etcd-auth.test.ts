@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, delimiter, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
@@ -29,12 +31,28 @@ beforeAll(async () => {
   other = await etcd.pki.clientCert('someone-else');
 });
 
-/** The etcdctl of this run's etcd (beside ETCD_BIN), else ETCDCTL_BIN or the one on PATH: the script finds it on PATH. */
+/**
+ * A folder whose `etcdctl` the script finds first on PATH: the one of this run's etcd (beside ETCD_BIN), else
+ * ETCDCTL_BIN or the one on PATH; with members in containers and none of those, a wrapper that runs the etcd image's
+ * own etcdctl on the host network with the certificates mounted (a machine with only Docker has no etcdctl).
+ */
 function etcdctlDir(): string {
   const beside = process.env.ETCD_BIN ? join(dirname(process.env.ETCD_BIN), 'etcdctl') : undefined;
   const found = process.env.ETCDCTL_BIN || (beside !== undefined && isExecutableFile(beside) ? beside : findExecutable('etcdctl'));
-  if (found === undefined) throw new Error('etcdctl not found: install it (Debian: etcd-client; macOS: brew install etcd) or set ETCDCTL_BIN');
-  return dirname(found);
+  if (found !== undefined) return dirname(found);
+  const image = process.env.ETCD_IMAGE;
+  if (process.env.ETCD_DRIVER !== 'container' || !image) {
+    throw new Error('etcdctl not found: install it (Debian: etcd-client; macOS: brew install etcd) or set ETCDCTL_BIN');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'etcdctl-in-image-'));
+  const variables = ['ETCDCTL_API', 'ETCDCTL_ENDPOINTS', 'ETCDCTL_CACERT', 'ETCDCTL_CERT', 'ETCDCTL_KEY'].map((name) => `-e ${name}`).join(' ');
+  writeFileSync(
+    join(dir, 'etcdctl'),
+    `#!/bin/sh\nexec docker run --rm --network host ${variables} -v "${etcd.pki.dir}:${etcd.pki.dir}:ro" --entrypoint /usr/local/bin/etcdctl ${image} "$@"\n`,
+    { mode: 0o755 },
+  );
+  etcd.onClose(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 function runJob(): Promise<{ stdout: string; stderr: string }> {
