@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { integerFlag, parsing, positionals } from '../args.js';
-import type { Command } from '../command.js';
+import { printError, type Command } from '../command.js';
+import { NoEtcdError } from '../../cluster/no-etcd-error.js';
+import { environmentSource } from '../../src/config/load-env.js';
 import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
 import { runDemo } from '../demo/run-demo.js';
-import { UsageError } from '../usage-error.js';
+import { EXIT_FAILED, UsageError } from '../usage-error.js';
 
 const DEFAULT_BASE_PREFIX = 'etcd-lease-demo/';
 
@@ -36,7 +38,7 @@ Exit 0 when the history is safe, 1 on any overlap or fencing violation. Ctrl-C s
   --keys N           thread keys they contend for                  [default 6]
   --ttl MS           lease TTL; renewed every ttl/3                [default 6000]
   --report PATH      where to write the HTML report                [default report.html]
-  --prefix P         parent of the run's own unique prefix         [default ${DEFAULT_BASE_PREFIX}]
+  --prefix P         parent of the run's own unique prefix         [ETCD_PREFIX, default ${DEFAULT_BASE_PREFIX}]
 
 ${CONNECTION_HELP}`,
 
@@ -61,15 +63,22 @@ ${CONNECTION_HELP}`,
       const ttlMs = integerFlag('demo', 'ttl', values.ttl, 6000, 1000, 600_000);
       const durationS = integerFlag('demo', 'duration', values.duration, 45, 3, 3600);
       if (values.report === '') throw new UsageError('--report: must not be empty', 'demo');
-      return runDemo({
+      const demo = runDemo({
         cliEntry,
         external: connection.explicitEndpoints ? connection : undefined,
-        basePrefix: values.prefix ?? DEFAULT_BASE_PREFIX,
+        // The operator's prefix (their etcd role may allow no other) holds the run's own.
+        basePrefix: values.prefix ?? environmentSource(process.env).read('prefix') ?? DEFAULT_BASE_PREFIX,
         durationMs: durationS * 1000,
         workers: integerFlag('demo', 'workers', values.workers, 4, 1, 16),
         keys: integerFlag('demo', 'keys', values.keys, 6, 1, 64),
         ttlMs,
         reportPath: values.report ?? 'report.html',
+      });
+      // The message names the ways to get etcd and is meant to be read as it is: no class name, no stack.
+      return demo.catch((error: unknown) => {
+        if (!(error instanceof NoEtcdError)) throw error;
+        printError(error.message);
+        return EXIT_FAILED;
       });
     },
   };

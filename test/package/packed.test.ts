@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { useEtcdCluster } from '../support/etcd-fixture.js';
@@ -67,14 +68,102 @@ describe('the packed package', () => {
     expect(execFileSync(bin, ['--help'], { encoding: 'utf8' })).toContain('Usage: etcd-lease');
   });
 
-  it('ships declarations for both module systems and the design document the README links, no sources or tools', () => {
+  it('ships declarations for both module systems, every document in docs/, the license and the changelog; no sources, tools or source maps', () => {
     const files = execFileSync('find', ['.', '-type', 'f'], { cwd: join(app, 'node_modules', 'etcd-lease-provider'), encoding: 'utf8' });
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/index.d.cts');
-    expect(files).toContain('./docs/design.md');
-    for (const tree of ['test/', './src/', './cli/', './cluster/', './history/', './bench/']) expect(files).not.toContain(tree);
+    for (const doc of readdirSync(join(root, 'docs'))) expect(files).toContain(`./docs/${doc}`);
+    for (const file of ['./LICENSE', './CHANGELOG.md', './README.md']) expect(files).toContain(file);
+    for (const tree of ['test/', './src/', './cli/', './cluster/', './history/', './bench/', './examples/', 'docker-compose.yml']) expect(files).not.toContain(tree);
+    expect(files).not.toMatch(/\.map$/m);
+  });
+
+  it('the installed CLI without etcd names only what its user has, as a plain message', async () => {
+    // Outside the repository: no docker-compose.yml beside the package, and no testcontainers to resolve.
+    const project = appWithout(tarball, ['etcd3', 'cockatiel', '@opentelemetry/api']);
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, PATH: join(project.dir, 'no-bin') };
+      for (const name of Object.keys(env)) if (name.startsWith('ETCD_')) delete env[name];
+      const cli = join(project.dir, 'node_modules', 'etcd-lease-provider', 'dist', 'cli.js');
+      const result = await execFileAsync(process.execPath, [cli, 'demo', '--duration', '3'], { cwd: project.dir, env, encoding: 'utf8', timeout: 30_000 }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^No etcd to start a local cluster from \(no `etcd` on PATH\)\. Either of these works:/);
+      for (const way of ['apt-get install etcd-server', 'brew install etcd', 'ETCD_BIN', 'ETCD_ENDPOINTS=', 'etcd-lease demo']) expect(result.stderr).toContain(way);
+      for (const absent of ['NoEtcdError', 'docker compose', 'this repository', 'build-etcd-image', 'testcontainers', 'devDependency', 'npm start']) {
+        expect(result.stderr).not.toContain(absent);
+      }
+    } finally {
+      project.remove();
+    }
   });
 });
+
+describe('installing the packed package', () => {
+  it('npm installs it into a new app on this Node without an engine or other warning', async () => {
+    // A real install: npm resolves the package's dependencies from the registry, as a user's npm does.
+    const dir = mkdtempSync(join(tmpdir(), 'packed-install-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'new-app', version: '1.0.0', private: true, type: 'module' }));
+      const { stderr } = await npmWithThisNode(['install', '--no-audit', '--no-fund', tarball], dir);
+      expect(stderr).not.toContain('EBADENGINE');
+      expect(otherWarnings(stderr)).toEqual([]);
+      expect(await runScript(dir, 'load.mjs', `import { EtcdLeaseProvider } from 'etcd-lease-provider';\nconsole.log(JSON.stringify(typeof EtcdLeaseProvider));`)).toBe('function');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("the repository's own dependency tree installs on this Node without an engine warning", async () => {
+    const { stderr } = await npmWithThisNode(['install', '--dry-run', '--offline', '--no-audit', '--no-fund'], root);
+    expect(stderr).not.toContain('EBADENGINE');
+  }, 60_000);
+
+  it('keeps what sideEffects: false promises: a tree-shaking bundle of the package still takes, renews and releases leases', async () => {
+    const { build } = await import('esbuild');
+    const external = ['etcd3', 'cockatiel', '@opentelemetry/api', '@mastra/core'];
+    const bundle = (contents: string) =>
+      build({ stdin: { contents, resolveDir: app, loader: 'js' }, bundle: true, write: false, platform: 'node', format: 'esm', treeShaking: true, external, logLevel: 'silent' }).then(
+        (result) => result.outputFiles[0]!.text,
+      );
+    // A bare import keeps nothing: the bundler took the package at its word.
+    expect((await bundle(`import 'etcd-lease-provider';\nimport 'etcd-lease-provider/mastra';`)).trim()).toBe('');
+    const code = await bundle(`
+      import { EtcdLeaseProvider, LeaseArgumentRangeError, isLeaseError } from 'etcd-lease-provider';
+      const p = new EtcdLeaseProvider({ hosts: process.env.ETCD_ENDPOINTS.split(','), prefix: 'bundled/' + process.pid + '/' });
+      const won = await p.acquireLease('k', 'a', 15000);
+      const renewed = await p.renewLease('k', 'a', 15000);
+      await p.releaseLease('k', 'a');
+      const bad = await p.acquireLease('k', 'a', -1).catch((e) => e instanceof LeaseArgumentRangeError && isLeaseError(e));
+      const owner = await p.getLeaseOwner('k');
+      await p.close();
+      console.log(JSON.stringify({ acquired: won.acquired, token: typeof won.fencingToken, renewed, bad, owner: owner ?? null }));
+    `);
+    const result = await runScript(app, 'bundled.mjs', code, { ETCD_ENDPOINTS: etcd.cluster.endpoints().join(',') });
+    expect(result).toEqual({ acquired: true, token: 'string', renewed: true, bad: true, owner: null });
+  }, 60_000);
+});
+
+/** npm, run by the Node running this test (CI runs this file on each Node line). */
+function npmWithThisNode(args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+  const env = { ...process.env, PATH: [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter) };
+  return execFileAsync('npm', args, { cwd, env, encoding: 'utf8', timeout: 100_000 });
+}
+
+/**
+ * npm's warnings other than the install-script advisory of npm ≥ 11.16, which lists every dependency with an install
+ * script: here protobufjs (under etcd3), whose postinstall only checks the version scheme of packages that depend
+ * on it. An app silences it with `"allowScripts": { "protobufjs": false }`; npm 10 (Node 22's own) prints nothing.
+ */
+function otherWarnings(stderr: string): string[] {
+  const lines = stderr.split('\n').filter((line) => /\bwarn\b/i.test(line));
+  const advisory = lines.filter((line) => line.includes('install-scripts'));
+  const named = advisory.map((line) => /^npm warn install-scripts\s+(\S+)@/.exec(line)?.[1]).filter((name) => name !== undefined);
+  expect(named.filter((name) => name !== 'protobufjs')).toEqual([]);
+  return lines.filter((line) => !line.includes('install-scripts'));
+}
 
 /** Every error class the README documents: each must be one class, exported by both entries. */
 const ERROR_CLASSES = [
