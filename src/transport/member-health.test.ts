@@ -96,13 +96,26 @@ describe('member health', () => {
     expect(admitted(5000)).toEqual(ENDPOINTS);
   });
 
-  it('among open members, those silent on attempts still outstanding rank last', () => {
+  it('a follower that is open but alive ranks above a hung leader that is still closed but has gone silent', () => {
+    const { h, admitted } = health();
+    h.sent(0, 0); // the leader hangs: its attempts (long timeouts, after earlier timeouts) are outstanding
+    failOnce(h, 1, 0, 300); // the followers' attempts, forwarded to it, time out first
+    failOnce(h, 2, 0, 300);
+    expect(admitted(300)).toEqual(['a']); // not yet known: the followers' probes have not answered
+    h.dueProbes(300);
+    h.probeFoundAlive(1);
+    h.probeFoundAlive(2);
+    expect(admitted(310)).toEqual(['b', 'c']);
+  });
+
+  it('among alive open members, one silent on attempts still outstanding ranks below the others', () => {
     const { h, admitted } = health();
     for (const i of [0, 1, 2]) failOnce(h, i, 0);
-    h.sent(0, 600); // hung: never answers
-    h.sent(1, 600);
-    h.failed(1, 610); // answered fast with a failure of its own ("no leader")
-    expect(admitted(900)).toEqual(['b', 'c']);
+    h.dueProbes(500);
+    for (const i of [0, 1, 2]) h.probeFoundAlive(i);
+    h.sent(0, 600); // forwarded to a leader that does not answer
+    expect(admitted(849)).toEqual(ENDPOINTS);
+    expect(admitted(850)).toEqual(['b', 'c']);
   });
 
   it('in an election, the open members whose processes answer a probe take the attempts, not the hung one', () => {

@@ -26,19 +26,20 @@ const NONE: readonly number[] = [];
  * time passed in). etcd3 tries its hosts in a random order and sends to the first one whose policy lets it through
  * (member-gate.ts), so admitting only the best-ranked members routes every attempt to one of them.
  *
- * Rank, best first: closed and answering; closed but silent (attempts outstanding, none answered for
- * `silentAfterMs`: a member that hung a moment ago, before its first attempts ran out of time); open but alive (its
- * process answers, but it cannot serve: no leader yet, cut off from its peers); open and not known to be alive (a
- * hung, dead or unreachable member) — and within each, answering before silent. A member opens on the first attempt
- * that fails for want of the member (a timeout, a refused or broken connection, "no leader"), so a call's next
- * attempt goes elsewhere — the member its last attempt timed out on ranks below every member that answers. It
- * closes again when it answers: a probe of its own (member-probes.ts; due at once, then every `probeEveryMs` while
- * it fails, whatever the other members' state — no user request is ever the probe), or a user attempt it was sent
- * because no member ranked better.
+ * Rank, best first: by how much says the member hangs — nothing; *silent* (attempts outstanding, none answered for
+ * `silentAfterMs`: a member that hung a moment ago, before its first attempts ran out of time); open and its latest
+ * probe found its process not answering, or none has yet — and at each of those, closed before open. So an open
+ * member that is alive (it answers, but cannot serve yet: no leader, cut off from its peers) ranks above a closed one
+ * that has gone silent. A member opens on the first attempt that fails for want of the member (a timeout, a refused
+ * or broken connection, "no leader"), so a call's next attempt goes elsewhere — the member its last attempt timed out
+ * on ranks below every member that answers. It closes again when it answers: a probe of its own (member-probes.ts;
+ * due at once, then every `probeEveryMs` while it fails, whatever the other members' state — no user request is ever
+ * the probe), or a user attempt it was sent because no member ranked better.
  *
- * Alive matters in an election: a hung leader's followers time out too until they elect another, so every member is
- * open; the followers' processes answer their probes' first, local step at once, the hung member's does not, and
- * attempts then go to the followers, which serve as soon as the election is over.
+ * Alive matters in an election: a hung leader's followers time out too until they elect another (some of them before
+ * the hung leader's own first attempts do), so every member is open or silent; the followers' processes answer their
+ * probes' first, local step at once, the hung member's does not, and attempts go to the followers, which serve as
+ * soon as the election is over.
  *
  * With every member open (an election, a single endpoint, a slow leader every member forwards to) all are
  * admitted: a call must go somewhere, and refusing it would turn a slow cluster into a failed call.
@@ -141,8 +142,10 @@ export class MemberHealth {
 
   private rank(i: number, now: number): number {
     const m = this.members[i]!;
+    const closed = m.circuit === 'closed';
     const silent = m.unansweredSince !== undefined && now - m.unansweredSince >= this.settings.silentAfterMs;
-    return (m.circuit === 'closed' ? 0 : m.alive ? 2 : 4) + (silent ? 1 : 0);
+    const hangs = !closed && !m.alive ? 2 : silent ? 1 : 0;
+    return 2 * hangs + (closed ? 0 : 1);
   }
 
   private set(i: number, circuit: CircuitState): void {
