@@ -34,8 +34,13 @@ const SLOW_SHARE = 0.05;
  */
 const STEADY_SLOW_SHARE = 0.01;
 const STEADY_AFTER_MS = 1000;
-/** An owner read during the fault must answer well inside Mastra's 5 s bound, election included. */
-const OWNER_READ_MAX_MS = 2500;
+/**
+ * An owner read sent during the fault takes at most the election (as the harness saw it; none for a follower) plus
+ * this long: a linearizable read cannot answer during the election, and must not wait on the hung member after it.
+ * Mastra bounds its own read at 5 s, which every read must meet too.
+ */
+const OWNER_READ_AFTER_LEADER_MS = 1000;
+const MASTRA_OWNER_READ_BOUND_MS = 5000;
 const OWNER_READ_EVERY_MS = 200;
 const TTL_MS = 3000;
 const KEYS = Array.from({ length: 24 }, (_, i) => `thread-${i}`);
@@ -180,14 +185,15 @@ describe('a member hung for tens of seconds while a majority is healthy (Mastra-
         expect(steady.share, `${steady.slow} of ${steady.calls.length} calls over ${SLOW_MS} ms; ${seeded}`).toBeLessThanOrEqual(STEADY_SLOW_SHARE);
       });
 
-      it(`getLeaseOwner and getLease kept answering within ${OWNER_READ_MAX_MS} ms`, () => {
+      it(`getLeaseOwner and getLease never took longer than the election + ${OWNER_READ_AFTER_LEADER_MS} ms, nor Mastra's ${MASTRA_OWNER_READ_BOUND_MS / 1000} s`, () => {
         const f = window();
         const reads = ownerReads.filter((r) => r.sentAt >= f.injectedAt && r.sentAt <= f.healStartedAt);
         const slowest = Math.round(Math.max(0, ...reads.map((r) => r.ms)));
-        console.log(`[hung-member] ${step.name}: ${reads.length} owner reads, ${reads.filter((r) => r.ms > SLOW_MS).length} over ${SLOW_MS} ms, slowest ${slowest} ms`);
+        const boundMs = Math.min(MASTRA_OWNER_READ_BOUND_MS, (f.electedAfterMs ?? 0) + OWNER_READ_AFTER_LEADER_MS);
+        console.log(`[hung-member] ${step.name}: ${reads.length} owner reads, ${reads.filter((r) => r.ms > SLOW_MS).length} over ${SLOW_MS} ms, slowest ${slowest} ms (bound ${Math.round(boundMs)} ms)`);
         expect(reads.length).toBeGreaterThan(10);
         expect(reads.filter((r) => r.error !== undefined), seeded).toEqual([]);
-        expect(slowest, seeded).toBeLessThanOrEqual(OWNER_READ_MAX_MS);
+        expect(slowest, seeded).toBeLessThanOrEqual(boundMs);
       });
     });
   }
