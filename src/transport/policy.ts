@@ -1,4 +1,4 @@
-import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
+import { ExponentialBackoff } from 'cockatiel';
 
 /**
  * Every fault-handling setting in one place, with its reason. The provider's options override the first two
@@ -25,10 +25,15 @@ export const POLICY = {
   /** Decorrelated jitter between attempts spreads the retries of many clients after a leader loss. */
   backoff: { initialDelayMs: 10, maxDelayMs: 100 },
   /**
-   * Per member: this many consecutive transient failures stop traffic to it for `halfOpenAfterMs`, so the next
-   * attempt goes to another member. A timeout counts only when the attempt had its full timeout (see CallRunner).
+   * Which members take attempts (transport/member-health.ts). A member whose attempt failed for want of the member
+   * (timed out, refused or broke the connection, had no leader) takes none while another member answers, until a
+   * probe of its own answers: at once, then every `probeEveryMs` while it fails. A member with attempts outstanding
+   * that has answered none of them for `silentAfterShare` of the attempt timeout is passed over meanwhile, so a
+   * member that just hung stops getting attempts before its first ones time out. Half the timeout, because a
+   * healthy member under load answers something far sooner than that, and only ranking is at stake: with every
+   * member silent, all take attempts.
    */
-  breaker: { consecutiveFailures: 2, halfOpenAfterMs: 1000 },
+  health: { probeEveryMs: 1000, silentAfterShare: 0.5 },
   /** Group commit: sub-transactions per etcd Txn, Txns in flight, bytes per Txn (etcd accepts 1.5 MiB). */
   batch: { maxBatchSize: 64, maxInFlight: 4, maxBatchBytes: 1024 * 1024 },
   /**
@@ -71,10 +76,3 @@ export function retryBackoff(): ExponentialBackoff<unknown> {
   return new ExponentialBackoff({ initialDelay: POLICY.backoff.initialDelayMs, maxDelay: POLICY.backoff.maxDelayMs });
 }
 
-/** The circuit breaker of one member. */
-export function memberBreaker(countsAsFailure: (error: unknown) => boolean): CircuitBreakerPolicy {
-  return circuitBreaker(handleWhen(countsAsFailure), {
-    halfOpenAfter: POLICY.breaker.halfOpenAfterMs,
-    breaker: new ConsecutiveBreaker(POLICY.breaker.consecutiveFailures),
-  });
-}
