@@ -2,13 +2,15 @@
  * How many leases one 3-member cluster holds here, and what holding them costs this process. Opt-in (minutes long,
  * not part of `npm run bench`); run it under the cluster lock like every benchmark:
  *
- *   npm run bench:capacity -- [--steps 10000,15000,20000,30000,50000,70000,100000] [--ttl 15] [--p99-limit-ms 1000]
+ *   npm run bench:capacity -- [--steps 10000,15000,20000,30000,50000,70000,100000] [--ttl 15] [--p99-limit-ms 1000] [--check]
  *   npm run bench:capacity -- --hold-minutes 10 [--keys 10000]
  *
  * Steps: for each count, a fresh provider takes that many keys and renews each every TTL/3 on its own timer (as
  * Mastra does); over one steady window it reports renewals/s, renew p50/p99, committed proposals/s, members' and
  * client CPU, and this process's RSS (after a full GC) while the keys are held. It stops after the first step
- * whose renew p99 passes the limit or that had failed renewals: the previous step is the capacity.
+ * whose renew p99 passes the limit or that had failed renewals: the previous step is the capacity. Then PASS/FAIL
+ * against the capacity target (bench/targets.ts: 100 000 leases at TTL 15 s, renew p99 < 1 s, none failed, ≤ 10
+ * committed proposals/s per 1000 leases); `--check` exits 2 when it fails.
  *
  * --hold-minutes: holds `--keys` keys that long and samples RSS and JS heap (after GC) every 30 s: a leak shows
  * as growth that goes on after the first minutes.
@@ -22,7 +24,9 @@ import { providerHold } from './hold-cost/designs.js';
 import { formatHoldTable } from './hold-cost/hold-table.js';
 import { measureHold, type HoldResult } from './hold-cost/measure-hold.js';
 import { sampleMemory } from './memory.js';
+import { formatChecks } from './report.js';
 import { EtcdReset } from './reset.js';
+import { checkCapacity } from './targets.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +35,7 @@ const { values } = parseArgs({
     'p99-limit-ms': { type: 'string', default: '1000' },
     'hold-minutes': { type: 'string' },
     keys: { type: 'string', default: '10000' },
+    check: { type: 'boolean', default: false },
   },
 });
 const ttlMs = Number(values.ttl) * 1000;
@@ -87,6 +92,10 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
           (within.length === results.length ? ' (every step held; the machine limit lies beyond)' : `; the next step, ${results.at(-1)!.keys}, did not hold`)
       : 'even the first step did not hold',
   );
+  const checks = checkCapacity(results);
+  console.log('');
+  console.log(formatChecks(checks, true));
+  if (values.check && checks.some((c) => c.verdict === 'FAIL')) exitCode = 2;
 }
 
 async function longHold(minutes: number, keys: number): Promise<void> {

@@ -24,7 +24,7 @@ describe('report', () => {
     const table = formatTable([{ label: 'raw Txn', callers: 1, callersLabel: '1', summary: summary(1.5, 600), vsRawTxn: '1.00× p50', cpuUsPerOp: 30, vsPerfect: '' }]);
     const lines = table.split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/^\| operation .*\| CPU µs\/op \| vs raw Txn \| vs perfect batch \|$/);
+    expect(lines[0]).toMatch(/^\| operation .*\| CPU µs\/op \| vs raw Txn \| vs perfect minimal batch \| vs perfect provider-shape batch \|$/);
     expect(lines[1]).toMatch(/^\|-+\|-+:\|/);
     expect(lines[2]).toContain('| raw Txn ');
     expect(lines[2]).toContain('1.50');

@@ -1,18 +1,11 @@
-import type { Etcd3 } from 'etcd3';
 import { acquireTxn } from '../../src/operations/acquire.js';
-import { nested } from '../../src/operations/etcd-txn.js';
+import { perfectBatch, poolLikeLease } from './perfect-batch.js';
 import { BENCH_PREFIX, ownerToken, type Scenario } from './scenario.js';
 
-/** One lease for the whole run, granted before timing starts, as the pool would have one ready. */
-async function poolLikeLease(etcd: Etcd3): Promise<string> {
-  return (await etcd.leaseClient.leaseGrant({ TTL: 60 })).ID;
-}
-
 /**
- * The provider's exact acquire transaction (`acquireTxn`: compare-absent / compare-owner / read holder,
- * put on a lease), sent raw through `kv.txn` without the provider around it. It splits the provider's
- * distance from the plain Txn in two: server cost of the richer shape and lease attach (this row vs
- * raw Txn), and client cost of the provider's own machinery (provider row vs this row).
+ * The provider's exact acquire transaction (`acquireTxn`), sent raw through `kv.txn` without the provider around it.
+ * It splits the provider's distance from the plain Txn in two: server cost of the shape and lease attach (this row
+ * vs raw Txn), and client cost of the provider's own machinery (provider row vs this row).
  */
 export function rawAcquireShape(callers: number): Scenario {
   return {
@@ -36,37 +29,22 @@ export function rawAcquireShape(callers: number): Scenario {
 }
 
 /**
- * What perfect group commit would send for 64 concurrent acquires: one Txn of `size` nested
- * acquire-shaped sub-transactions on one lease, `callers` such Txns in flight. Its keys/s is the
- * ceiling for the provider at `callers × size` concurrent callers on this cluster.
+ * Perfect group commit of the provider's own acquire transaction (perfect-batch.ts): a second reference beside the
+ * minimal batch (raw-minimal-batch.ts); the distance between the two is what the provider's shape costs etcd and the
+ * encoder before any client machinery.
  */
 export function rawAcquireBatch(callers: number, size: number): Scenario {
-  return {
-    id: `raw-batch-${callers}x${size}`,
-    label: `raw Txn of ${size} nested acquire sub-txns`,
-    family: 'raw-batch',
-    callers,
-    keysPerCall: size,
-    prepare: async ({ etcd }, runId) => {
-      const lease = await poolLikeLease(etcd);
-      return {
-        op: async (caller, seq) => {
-          const owner = Buffer.from(ownerToken(caller));
-          const success = Array.from({ length: size }, (_, i) =>
-            nested(acquireTxn(Buffer.from(`${BENCH_PREFIX}batch/${runId}/${seq}/${i}`), owner, lease, ownRange(lease))),
-          );
-          const res = (await etcd.kv.txn({ compare: [], success, failure: [] })) as unknown as {
-            responses: Array<{ response_txn?: { succeeded: boolean } }>;
-          };
-          // Every sub-txn must have taken its fresh key: a lost one would inflate keys/s.
-          return res.responses.length === size && res.responses.every((r) => r.response_txn?.succeeded === true);
-        },
-        cleanup: async () => {
-          await etcd.leaseClient.leaseRevoke({ ID: lease });
-        },
-      };
+  return perfectBatch(
+    {
+      id: 'raw-batch',
+      label: `raw Txn of ${size} nested provider-shape acquire sub-txns`,
+      family: 'raw-batch',
+      keyPart: 'batch',
+      subTxn: (key, owner, lease) => acquireTxn(key, owner, lease, ownRange(lease)),
     },
-  };
+    callers,
+    size,
+  );
 }
 
 /** The provider compares a key's lease against its own id range; a one-lease range has the same cost. */

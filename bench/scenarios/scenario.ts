@@ -18,7 +18,7 @@ export interface Prepared {
   cleanup?(): Promise<void>;
 }
 
-export type Family = 'raw-txn' | 'raw-acquire-shape' | 'raw-batch' | 'lease-per-key' | 'etcd-lock' | 'provider-acquire' | 'provider-mixed' | 'redis';
+export type Family = 'raw-txn' | 'raw-acquire-shape' | 'raw-batch' | 'raw-minimal-batch' | 'lease-per-key' | 'etcd-lock' | 'provider-acquire' | 'provider-mixed' | 'redis';
 
 export interface Scenario {
   /** Stable id, used in JSON and `--only`. */
