@@ -22,6 +22,8 @@ export interface BenchConfig {
   check: boolean;
   /** Hold-cost configurations (leases × TTL); empty skips the hold-cost table. */
   holds: HoldConfig[];
+  /** Record a CPU profile of every timed run into this directory (bench/profile/). */
+  profileDir: string | undefined;
 }
 
 /** Hold-cost configurations: the issue's 1k and 10k at TTL 15 s and 3 s, and the 2000 at 3 s its target names. */
@@ -30,7 +32,7 @@ const QUICK_HOLDS = '200@3';
 
 const USAGE = `usage: node --expose-gc --import tsx bench/run.ts [--quick] [--json out.json]
        [--rounds N] [--seconds S] [--held-keys N] [--held-spread S] [--only id[,id]] [--check]
-       [--hold LEASES@TTL_S[,…] | --hold none]`;
+       [--hold LEASES@TTL_S[,…] | --hold none] [--profile DIR]`;
 
 export function parseBenchArgs(argv: string[]): BenchConfig {
   const { values } = parseArgs({
@@ -46,6 +48,7 @@ export function parseBenchArgs(argv: string[]): BenchConfig {
       only: { type: 'string' },
       check: { type: 'boolean', default: false },
       hold: { type: 'string' },
+      profile: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -65,6 +68,7 @@ export function parseBenchArgs(argv: string[]): BenchConfig {
     only: values.only ? values.only.split(',').map((s) => s.trim()).filter(Boolean) : [],
     check: !quick && (values.check ?? false),
     holds: parseHolds(values.hold ?? (quick ? QUICK_HOLDS : FULL_HOLDS)),
+    profileDir: values.profile,
   };
 }
 

@@ -58,7 +58,7 @@ export function assemble(results: ReadonlyMap<string, ScenarioResult>, held: rea
     const callersLabel = keys > 1 ? `${s.callers}×${keys}` : String(s.callers);
     const cpu = cpuUsPerOp.get(s.id)!;
     const own = { opsPerSecond: summary.opsPerSecond, cpuUsPerOp: cpu };
-    const provider = s.family.startsWith('provider');
+    const provider = s.family.startsWith('provider') || s.family === 'baseline-acquire';
     // The provider-shape batch is itself compared with the minimal one: what the richer shape costs before any client.
     const shaped = provider ? vsPerfect(own, shapeRef.get(callers)) : '';
     const perfect = provider || s.family === 'raw-batch' ? vsPerfect(own, perfectRef.get(callers)) : '';
@@ -101,6 +101,9 @@ export function assemble(results: ReadonlyMap<string, ScenarioResult>, held: rea
   pair('acquire ×64 / perfect provider-shape batch 1×64 (keys/s)', 'provider-acquire-64', 'raw-batch-1x64', 'opsPerSecond');
   pair('acquire ×256 / perfect provider-shape batches 4×64 (keys/s)', 'provider-acquire-256', 'raw-batch-4x64', 'opsPerSecond');
   pair('provider-shape batch 4×64 / minimal batch 4×64 (keys/s)', 'raw-batch-4x64', 'raw-minimal-batch-4x64', 'opsPerSecond');
+  pair('acquire ×64 / baseline build ×64 (keys/s)', 'provider-acquire-64', 'baseline-acquire-64', 'opsPerSecond');
+  pair('acquire ×256 / baseline build ×256 (keys/s)', 'provider-acquire-256', 'baseline-acquire-256', 'opsPerSecond');
+  pair('acquire ×256 CPU / baseline build ×256 CPU', 'provider-acquire-256', 'baseline-acquire-256', 'cpuUsPerOp');
   pair('acquire ×64 / raw Txn ×64 (ops/s)', 'provider-acquire-64', 'raw-txn-64', 'opsPerSecond');
   pair('acquire ×64 / Redis ×64 (ops/s)', 'provider-acquire-64', 'redis-set-nx-64', 'opsPerSecond');
   return { summaries, cpuUsPerOp, rows, checks, pairedRatios };

@@ -3,6 +3,7 @@
  * not part of `npm run bench`); run it under the cluster lock like every benchmark:
  *
  *   npm run bench:capacity -- [--steps 10000,15000,20000,30000,50000,70000,100000] [--ttl 15] [--p99-limit-ms 1000] [--check]
+ *                             [--profile DIR]
  *   npm run bench:capacity -- --hold-minutes 10 [--keys 10000]
  *
  * Steps: for each count, a fresh provider takes that many keys and renews each every TTL/3 on its own timer (as
@@ -10,7 +11,8 @@
  * client CPU, and this process's RSS (after a full GC) while the keys are held. It stops after the first step
  * whose renew p99 passes the limit or that had failed renewals: the previous step is the capacity. Then PASS/FAIL
  * against the capacity target (bench/targets.ts: 100 000 leases at TTL 15 s, renew p99 < 1 s, none failed, ≤ 10
- * committed proposals/s per 1000 leases); `--check` exits 2 when it fails.
+ * committed proposals/s per 1000 leases); `--check` exits 2 when it fails. `--profile DIR` records a CPU profile of
+ * this process over each step's window (DIR/capacity-<leases>.cpuprofile) and prints where it went per renewal.
  *
  * --hold-minutes: holds `--keys` keys that long and samples RSS and JS heap (after GC) every 30 s: a leak shows
  * as growth that goes on after the first minutes.
@@ -24,6 +26,7 @@ import { providerHold } from './hold-cost/designs.js';
 import { formatHoldTable } from './hold-cost/hold-table.js';
 import { measureHold, type HoldResult } from './hold-cost/measure-hold.js';
 import { sampleMemory } from './memory.js';
+import { profiledWindow } from './profile/profiled-window.js';
 import { formatChecks } from './report.js';
 import { EtcdReset } from './reset.js';
 import { checkCapacity } from './targets.js';
@@ -36,6 +39,7 @@ const { values } = parseArgs({
     'hold-minutes': { type: 'string' },
     keys: { type: 'string', default: '10000' },
     check: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 const ttlMs = Number(values.ttl) * 1000;
@@ -70,6 +74,7 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
     log(`holding ${keys} leases at TTL ${ttlMs / 1000} s…`);
     const r = await measureHold(providerHold, { keys, ttlMs }, clients, meter, reset, `cap-${keys}`, {
       windowMs: Math.max(10_000, (2 * ttlMs) / 3),
+      ...(values.profile === undefined ? {} : { window: profiledWindow(values.profile, `capacity-${keys}`, 'renewal') }),
       whileHeld: () => {
         const m = sampleMemory(`${keys} held`);
         rss.push({ keys, rssMb: m.rssMb - base.rssMb, heapMb: m.heapUsedMb - base.heapUsedMb });

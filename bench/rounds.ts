@@ -1,6 +1,7 @@
 import { runLoad, type LoadResult } from './load.js';
 import { sampleMemory, type MemorySample } from './memory.js';
 import { addCounts, emptyCounts, type ProviderProbe, type ProbeCounts } from './probe.js';
+import { profiledWindow } from './profile/profiled-window.js';
 import { fmtMs, fmtRate } from './report.js';
 import { EtcdReset } from './reset.js';
 import { roundOrder } from './schedule.js';
@@ -47,6 +48,8 @@ export interface RoundsOptions {
   /** Provider-phase memory samples are appended here. */
   memory: MemorySample[];
   log: (message: string) => void;
+  /** Record a CPU profile of each timed run into this directory. */
+  profileDir?: string | undefined;
 }
 
 /**
@@ -68,7 +71,9 @@ export async function runRounds(scenarios: readonly Scenario[], options: RoundsO
   for (let round = 0; round < options.rounds; round++) {
     for (const s of roundOrder(scenarios, round)) {
       probe.take();
-      const { load, resetMs, cpuMicros } = await runOnce(s, `r${round}-${s.id}`, options.phaseMs, clients, reset);
+      const runId = `r${round}-${s.id}`;
+      const profile = options.profileDir === undefined ? undefined : profiledWindow(options.profileDir, runId, 'key');
+      const { load, resetMs, cpuMicros } = await runOnce(s, runId, options.phaseMs, clients, reset, profile);
       const counts = probe.take();
       const isProvider = s.family.startsWith('provider');
       if (isProvider) options.memory.push(sampleMemory(`after ${s.id} round ${round + 1}`));
@@ -104,15 +109,24 @@ export async function runRounds(scenarios: readonly Scenario[], options: RoundsO
  * One timed run. Client CPU is `process.cpuUsage()` over exactly the timed load: everything this process did for
  * it (the client's encoding and the provider's own work), and nothing of the untimed prepare, clean-up and reset.
  */
-async function runOnce(s: Scenario, runId: string, durationMs: number, clients: BenchClients, reset: EtcdReset): Promise<{ load: LoadResult; resetMs: number; cpuMicros: number }> {
+async function runOnce(
+  s: Scenario,
+  runId: string,
+  durationMs: number,
+  clients: BenchClients,
+  reset: EtcdReset,
+  profile?: { start(): Promise<void>; end(ops: number): Promise<void> },
+): Promise<{ load: LoadResult; resetMs: number; cpuMicros: number }> {
   const prepared = await s.prepare(clients, runId);
   let load: LoadResult;
   let cpuMicros: number;
   try {
+    await profile?.start();
     const cpuFrom = process.cpuUsage();
     load = await runLoad(prepared.op, { callers: s.callers, durationMs, maxOps: MAX_OPS_PER_RUN });
     const cpu = process.cpuUsage(cpuFrom);
     cpuMicros = cpu.user + cpu.system;
+    await profile?.end(load.ops * (s.keysPerCall ?? 1));
   } finally {
     await prepared.cleanup?.();
   }

@@ -4,13 +4,14 @@
  * redis-server that this script starts on free loopback ports and always stops.
  *
  *   node --expose-gc --import tsx bench/run.ts [--quick] [--json out.json] [--rounds N] [--seconds S] [--only id,…] [--check]
+ *                                              [--profile DIR]  (a CPU profile of every timed run, bench/profile/)
  *
  * Exit code: 0 when every operation succeeded; 1 on any error (including an unexpected result, e.g.
  * a fresh key not acquired); 2 with --check when a target fails. --quick never asserts timings.
  */
 import { Etcd3 } from 'etcd3';
 import { Redis } from 'ioredis';
-import { EtcdLeaseProvider } from './provider-under-test.js';
+import { EtcdLeaseProvider, loadBaseline } from './provider-under-test.js';
 import { parseBenchArgs, type BenchConfig } from './args.js';
 import { assemble } from './assemble.js';
 import { measureHeldLeases, type HeldLeasesResult } from './held-leases.js';
@@ -68,7 +69,8 @@ function log(message: string): void {
 }
 
 async function main(config: BenchConfig): Promise<number> {
-  const scenarios = allScenarios().filter((s) => config.only.length === 0 || config.only.some((o) => s.id.includes(o)));
+  const Baseline = await loadBaseline();
+  const scenarios = allScenarios(Baseline !== undefined).filter((s) => config.only.length === 0 || config.only.some((o) => s.id.includes(o)));
   const wantHeld = config.only.length === 0 || config.only.some((o) => 'held-leases'.includes(o));
   const holds = config.only.length === 0 || config.only.some((o) => 'hold-cost'.includes(o)) ? config.holds : [];
   if (scenarios.length === 0 && !wantHeld && holds.length === 0) throw new Error(`--only ${config.only.join(',')} matches no scenario`);
@@ -104,6 +106,8 @@ async function main(config: BenchConfig): Promise<number> {
   // One long-lived provider for every provider scenario, as in a Mastra process.
   const provider = new EtcdLeaseProvider({ hosts, prefix: `${BENCH_PREFIX}provider/` });
   cleanups.push(() => provider.close());
+  const baseline = Baseline && new Baseline({ hosts, prefix: `${BENCH_PREFIX}baseline/` });
+  if (baseline) cleanups.push(() => baseline.close());
   const probe = new ProviderProbe(provider);
   if (!probe.available) log('probe unavailable (provider internals renamed?): batch sizes and grants will not be reported');
 
@@ -111,10 +115,11 @@ async function main(config: BenchConfig): Promise<number> {
     rounds: config.rounds,
     phaseMs: config.phaseMs,
     warmupMs: config.warmupMs,
-    clients: { etcd, redis, provider },
+    clients: baseline ? { etcd, redis, provider, baseline } : { etcd, redis, provider },
     probe,
     memory,
     log,
+    profileDir: config.profileDir,
   });
 
   const held: HeldLeasesResult[] = [];

@@ -39,6 +39,8 @@ export interface HoldMeasureOptions {
   windowMs: number;
   /** Called at the end of the window, while the keys are still held (e.g. to sample memory). */
   whileHeld?: () => void;
+  /** Runs exactly around the measured window (e.g. a CPU profile of it); `end` gets the renewals answered in it. */
+  window?: { start(): Promise<void>; end(renewals: number): Promise<void> };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -62,12 +64,14 @@ export async function measureHold(design: HoldDesign, config: HoldConfig, client
   try {
     await sleep(config.ttlMs / 3 + 500);
     holding.take();
+    await options.window?.start();
     const from = await meter.read();
     const cpuFrom = process.cpuUsage();
     await sleep(options.windowMs);
     const to = await meter.read();
     const cpu = process.cpuUsage(cpuFrom);
     const counts = holding.take();
+    await options.window?.end(counts.renews);
     options.whileHeld?.();
     const delta = meterDelta(from, to);
     const result: HoldResult = {

@@ -1,6 +1,6 @@
 import { etcdLock } from './etcd-lock.js';
 import { leasePerKey } from './lease-per-key.js';
-import { providerAcquire } from './provider-acquire.js';
+import { baselineAcquire, providerAcquire } from './provider-acquire.js';
 import { providerMixed } from './provider-mixed.js';
 import { rawAcquireBatch, rawAcquireShape } from './raw-acquire-shape.js';
 import { rawMinimalBatch } from './raw-minimal-batch.js';
@@ -14,12 +14,15 @@ import type { Scenario } from './scenario.js';
  * provider's transaction sent raw, and the provider at one caller; the raw Txn ×64, the perfect batches 1×64 (the
  * minimal acquire shape the targets are judged against, and the provider's own shape) and the provider ×64; the
  * provider ×256 and the perfect batches 4×64 (the same keys in flight); Redis ×64 right after the provider phases.
+ * `withBaseline`: an earlier build's acquire rows beside the provider's own (BENCH_BASELINE_DIST).
  */
-export function allScenarios(): Scenario[] {
+export function allScenarios(withBaseline = false): Scenario[] {
+  const baseline = (callers: number) => (withBaseline ? [baselineAcquire(callers)] : []);
   return [
     rawTxn(1),
     rawAcquireShape(1),
     providerAcquire(1),
+    ...baseline(1),
     leasePerKey(1),
     etcdLock(1),
     redisSetNx(1),
@@ -27,6 +30,8 @@ export function allScenarios(): Scenario[] {
     rawMinimalBatch(1, 64),
     rawAcquireBatch(1, 64),
     providerAcquire(64),
+    ...baseline(64),
+    ...baseline(256),
     providerAcquire(256),
     rawMinimalBatch(4, 64),
     rawAcquireBatch(4, 64),

@@ -18,3 +18,19 @@ export function providerAcquire(callers: number): Scenario {
     }),
   };
 }
+
+/** The same through an earlier build of the provider (BENCH_BASELINE_DIST): the before of a before/after. */
+export function baselineAcquire(callers: number): Scenario {
+  return {
+    id: `baseline-acquire-${callers}`,
+    label: 'baseline build acquireLease',
+    family: 'baseline-acquire',
+    callers,
+    prepare: async ({ baseline }, runId) => {
+      if (baseline === undefined) throw new Error('baseline scenarios need BENCH_BASELINE_DIST');
+      return {
+        op: async (caller, seq) => (await baseline.acquireLease(`resource-${runId}\u0000thread-${seq}`, ownerToken(caller), THREAD_TTL_MS)).acquired,
+      };
+    },
+  };
+}

@@ -9,6 +9,8 @@ export interface BenchClients {
   etcd: Etcd3;
   redis: Redis;
   provider: EtcdLeaseProvider;
+  /** An earlier build's provider (BENCH_BASELINE_DIST), for the baseline rows. */
+  baseline?: EtcdLeaseProvider;
 }
 
 /** What a scenario needs in order to run once: its operation, and how to undo what it wrote. */
@@ -18,7 +20,7 @@ export interface Prepared {
   cleanup?(): Promise<void>;
 }
 
-export type Family = 'raw-txn' | 'raw-acquire-shape' | 'raw-batch' | 'raw-minimal-batch' | 'lease-per-key' | 'etcd-lock' | 'provider-acquire' | 'provider-mixed' | 'redis';
+export type Family = 'raw-txn' | 'raw-acquire-shape' | 'raw-batch' | 'raw-minimal-batch' | 'lease-per-key' | 'etcd-lock' | 'provider-acquire' | 'provider-mixed' | 'baseline-acquire' | 'redis';
 
 export interface Scenario {
   /** Stable id, used in JSON and `--only`. */
