@@ -189,7 +189,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
     const callOptions = typeof fromMetadata === 'object' ? from.call : call;
     // Handing a lease to the very holder it has is a renew: a put onto a new lease could shorten it.
     if (fromValue.equals(toValue)) return this.renew(etcdKey, fromValue, ttlMs, sentAt, callOptions);
-    const transfer = new TransferCall(this.backend, { etcdKey, from: fromValue, to: toValue, ttlMs, sentAt });
+    const transfer = new TransferCall(this.backend, { etcdKey, keyId: etcdKey.toString('latin1'), from: fromValue, to: toValue, ttlMs, sentAt });
     return this.backend.write('transferLease', etcdKey, this.budget(callOptions), (attempt) => transfer.attempt(attempt));
   }
 
@@ -263,7 +263,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireDecision> {
     // Promise callbacks rather than an async closure: this wraps every acquire (hot path).
     return this.observer.timeAcquire(key, owner, () => {
-      const request = { etcdKey, value, ttlMs, sentAt };
+      const request = { etcdKey, keyId: etcdKey.toString('latin1'), value, ttlMs, sentAt };
       return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt)).then((answer): AcquireDecision => {
         if (!answer.acquired) return answer.holder === undefined ? { acquired: false } : { acquired: false, owner: decodeLeaseValue(answer.holder).owner };
         return { acquired: true, owner, fencingToken: answer.revision };
@@ -272,7 +272,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   private renew(etcdKey: Buffer, value: Buffer, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<boolean> {
-    const request = { etcdKey, value, ttlMs, sentAt };
+    const request = { etcdKey, keyId: etcdKey.toString('latin1'), value, ttlMs, sentAt };
     return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt), value);
   }
 

@@ -17,7 +17,7 @@ export function rawAcquireShape(callers: number): Scenario {
       const lease = await poolLikeLease(etcd);
       return {
         op: async (caller, seq) => {
-          const res = await etcd.kv.txn(acquireTxn(Buffer.from(`${BENCH_PREFIX}shape/${runId}/${seq}`), Buffer.from(ownerToken(caller)), lease, ownRange(lease)));
+          const res = await etcd.kv.txn(acquireTxn(Buffer.from(`${BENCH_PREFIX}shape/${runId}/${seq}`), Buffer.from(ownerToken(caller)), lease));
           return res.succeeded;
         },
         cleanup: async () => {
@@ -40,14 +40,9 @@ export function rawAcquireBatch(callers: number, size: number): Scenario {
       label: `raw Txn of ${size} nested provider-shape acquire sub-txns`,
       family: 'raw-batch',
       keyPart: 'batch',
-      subTxn: (key, owner, lease) => acquireTxn(key, owner, lease, ownRange(lease)),
+      subTxn: acquireTxn,
     },
     callers,
     size,
   );
-}
-
-/** The provider compares a key's lease against its own id range; a one-lease range has the same cost. */
-function ownRange(lease: string): { lowest: string; highest: string } {
-  return { lowest: lease, highest: lease };
 }

@@ -65,7 +65,7 @@ describe('a key of ours on a foreign lease', () => {
   it('stays on it when the lease lasts until the need even read low (truncated, from when it was asked)', async () => {
     const { clock, committed, adopt } = foreignKey({ TTL: '9', grantedTTL: '15' });
     const need = clock.now() + 9_000;
-    expect(await adopt(need)).toBe('42');
+    expect(await adopt(need)).toEqual({ revision: '42', leaseId: FOREIGN });
     expect(committed.map(leaseWritten)).toEqual(['kept']);
   });
 

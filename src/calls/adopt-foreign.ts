@@ -21,24 +21,25 @@ import type { LeaseBackend } from './lease-backend.js';
  *   outlast the lease, moving could shorten the other writer's promise. The attempt fails (retryable) and the call
  *   asks again.
  *
- * The write is pinned to the version of the key that was read; returns its revision, or undefined if the key
- * changed in between (the caller starts over).
+ * The write is pinned to the version of the key that was read; returns its revision and the lease the key is on
+ * now, or undefined if the key changed in between (the caller starts over).
  */
 export async function adoptForeign(
   backend: LeaseBackend,
   etcdKey: Buffer,
   value: Buffer,
-  kv: KeyValue,
+  kv: Pick<KeyValue, 'mod_revision' | 'lease'>,
   need: number,
   lease: PooledLease,
   attempt: AttemptContext,
-): Promise<string | undefined> {
+): Promise<Adopted | undefined> {
   let target = lease;
   if (kv.lease !== '0') {
     const answer = await backend.timeToLive(kv.lease, attempt);
     const lastsUntil = endsNotBefore(answer);
     if (lastsUntil !== undefined && lastsUntil >= need) {
-      return decodeAdopt(await backend.commit(etcdKey, keepLeaseTxn(etcdKey, value, kv.mod_revision, kv.lease), attempt));
+      const revision = decodeAdopt(await backend.commit(etcdKey, keepLeaseTxn(etcdKey, value, kv.mod_revision, kv.lease), attempt));
+      return revision === undefined ? undefined : { revision, leaseId: kv.lease };
     }
     const relied = reliedOnUntil(answer);
     if (relied === undefined) throw new LeaseTtlUnknownError(kv.lease, answer.ttlSeconds, answer.grantedSeconds);
@@ -47,5 +48,13 @@ export async function adoptForeign(
       target = await backend.leaseFor(relied - now, now, attempt);
     }
   }
-  return decodeAdopt(await backend.commit(etcdKey, moveLeaseTxn(etcdKey, value, kv.mod_revision, target.id), attempt, target));
+  const revision = decodeAdopt(await backend.commit(etcdKey, moveLeaseTxn(etcdKey, value, kv.mod_revision, target.id), attempt, target));
+  return revision === undefined ? undefined : { revision, leaseId: target.id, onLease: target };
+}
+
+/** A key adopted from a foreign lease: the write's revision, the lease the key is on now (one of ours if it moved). */
+export interface Adopted {
+  revision: string;
+  leaseId: string;
+  onLease?: PooledLease;
 }

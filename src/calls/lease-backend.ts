@@ -209,11 +209,12 @@ export class LeaseBackend {
   /**
    * Records a successful write of `value` at `revision` by a call that needed the key until `need`. `onLease`: the
    * lease the write put the key on (or kept it on a later one of ours), whose notBefore is then certain too; absent
-   * when the key stayed on a lease we did not mint, of which only `need` is known.
+   * when the key stayed on a lease we did not mint, of which only `need` is known. `leaseId`: the etcd lease the key
+   * is on after the write, so the next refresh can name that version (operations/refresh-own.ts).
    */
-  remember(keyId: string, value: Buffer, revision: string, need: number, onLease?: PooledLease): void {
+  remember(keyId: string, value: Buffer, revision: string, need: number, onLease: PooledLease | undefined, leaseId: string): void {
     const until = onLease === undefined ? need : Math.max(need, onLease.notBefore);
-    this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now(), need);
+    this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now(), need, leaseId);
   }
 
   /** etcd's answer about `leaseId`'s remaining TTL, with when it was asked and answered (leases/lease-ttl.ts says what it proves). */

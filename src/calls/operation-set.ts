@@ -1,6 +1,6 @@
 import { acquireTxn, decodeAcquire, type AcquireOutcome } from '../operations/acquire.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
-import type { OwnLeaseIds, RefreshOutcome } from '../operations/refresh-own.js';
+import type { HeldVersion, RefreshOutcome } from '../operations/refresh-own.js';
 import { decodeRelease, releaseTxn, type ReleaseOutcome } from '../operations/release.js';
 import { decodeRenew, renewTxn } from '../operations/renew.js';
 import { decodeTransfer, transferTxn, type TransferOutcome } from '../operations/transfer.js';
@@ -12,15 +12,20 @@ import { decodeTransfer, transferTxn, type TransferOutcome } from '../operations
  */
 export interface OperationSet {
   acquire: {
-    txn(key: Buffer, value: Buffer, lease: string, own: OwnLeaseIds): TxnRequest;
+    txn(key: Buffer, value: Buffer, lease: string): TxnRequest;
     decode(outcome: TxnOutcome, value: Buffer): AcquireOutcome;
   };
+  /**
+   * Every refresh of a key its value holds — a renew, and the second step of an acquire or transfer that found the
+   * key already held by the value it writes: `version` is the one to refresh, `lease` the call's, `keep` whether the
+   * key stays on its own later lease (refresh-own.ts).
+   */
   renew: {
-    txn(key: Buffer, value: Buffer, lease: string, own: OwnLeaseIds): TxnRequest;
+    txn(key: Buffer, value: Buffer, version: HeldVersion, lease: string, keep: boolean): TxnRequest;
     decode(outcome: TxnOutcome, value: Buffer): RefreshOutcome;
   };
   transfer: {
-    txn(key: Buffer, from: Buffer, fromRevision: string, to: Buffer, lease: string, own: OwnLeaseIds): TxnRequest;
+    txn(key: Buffer, from: Buffer, fromRevision: string, to: Buffer, lease: string): TxnRequest;
     decode(outcome: TxnOutcome, from: Buffer, to: Buffer): TransferOutcome;
   };
   release: {

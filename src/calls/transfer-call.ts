@@ -1,11 +1,12 @@
 import { POLICY } from '../transport/policy.js';
 import type { AttemptContext } from '../transport/call-runner.js';
-import { adoptForeign } from './adopt-foreign.js';
 import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';
+import { refreshHeld } from './refresh-held.js';
 
 export interface TransferRequest {
   readonly etcdKey: Buffer;
+  readonly keyId: string;
   readonly from: Buffer;
   readonly to: Buffer;
   readonly ttlMs: number;
@@ -23,17 +24,15 @@ export class TransferCall {
     private readonly backend: LeaseBackend,
     private readonly request: TransferRequest,
   ) {
-    this.fromRevision = backend.tenures.revisionOf(request.etcdKey.toString('latin1'), request.from) ?? '0';
+    this.fromRevision = backend.tenures.revisionOf(request.keyId, request.from) ?? '0';
   }
 
   async attempt(attempt: AttemptContext): Promise<boolean> {
     const { backend } = this;
-    const { etcdKey, from, to, ttlMs, sentAt } = this.request;
-    const keyId = etcdKey.toString('latin1');
-    const need = sentAt + ttlMs;
+    const { etcdKey, keyId, from, to, ttlMs, sentAt } = this.request;
     for (let step = 0; step < POLICY.maxStepsPerAttempt; step++) {
       const lease = await backend.leaseFor(ttlMs, sentAt, attempt);
-      const txn = backend.ops.transfer.txn(etcdKey, from, this.fromRevision, to, lease.id, backend.own);
+      const txn = backend.ops.transfer.txn(etcdKey, from, this.fromRevision, to, lease.id);
       const outcome = backend.ops.transfer.decode(await backend.commit(etcdKey, txn, attempt, lease), from, to);
       if (outcome.kind === 'from-elsewhere') {
         // `from` still holds the key as a write we did not know of; no later call of ours has run on this key
@@ -41,17 +40,26 @@ export class TransferCall {
         this.fromRevision = outcome.revision;
         continue;
       }
-      if (outcome.kind === 'not-held') {
+      if (outcome.kind === 'written') {
         backend.tenures.forget(keyId, from);
-        return false;
-      }
-      const revision =
-        outcome.kind === 'written' ? outcome.revision : await adoptForeign(backend, etcdKey, to, outcome.kv, need, lease, attempt);
-      if (revision !== undefined) {
-        backend.tenures.forget(keyId, from);
-        backend.remember(keyId, to, revision, need, outcome.kind === 'written' ? lease : undefined);
+        backend.remember(keyId, to, outcome.revision, sentAt + ttlMs, lease, lease.id);
         return true;
       }
+      if (outcome.kind === 'to-holds') {
+        // An earlier attempt of this transfer committed: refresh `to`'s version for this call's ttl.
+        const version = { revision: outcome.kv.mod_revision, lease: outcome.kv.lease };
+        const refreshed = await refreshHeld(backend, { etcdKey, keyId, value: to, ttlMs, sentAt }, attempt, version, 'transferLease');
+        if (refreshed.kind === 'written') {
+          backend.tenures.forget(keyId, from);
+          return true;
+        }
+        if (refreshed.kv?.value.equals(from)) {
+          this.fromRevision = refreshed.kv.mod_revision;
+          continue;
+        }
+      }
+      backend.tenures.forget(keyId, from);
+      return false;
     }
     throw new KeyChurnError('transferLease');
   }

@@ -6,7 +6,7 @@ import { renewTxn } from '../operations/renew.js';
 import { transferTxn } from '../operations/transfer.js';
 import { addTo, ETCD_MAX_TXN_OPS, fits, nestingCost, requestBytes, type BatchFill } from './batch-plan.js';
 
-const own = { lowest: '1', highest: '9' };
+const version = { revision: '7', lease: '3' };
 const key = Buffer.from('k');
 const value = Buffer.from('o');
 const limits = { maxOps: 1000, maxBytes: 1e9, maxTxnOps: ETCD_MAX_TXN_OPS };
@@ -21,26 +21,25 @@ function capacity(op: { bytes: number; nesting: number }, l = limits): number {
 
 describe('batch planning', () => {
   it("counts etcd's --max-txn-ops along the deepest chain of nested transactions", () => {
-    // acquire: 1 op, its refresh: 3 compares, its keep-branch: 3 compares.
-    expect(nestingCost(acquireTxn(key, value, '5', own))).toBe(7);
-    expect(nestingCost(renewTxn(key, value, '5', own))).toBe(6);
-    expect(nestingCost({ compare: [], success: [nested(renewTxn(key, value, '5', own))], failure: [] })).toBe(7);
+    // acquire: 1 compare, 1 put, 1 read; renew: 2 compares.
+    expect(nestingCost(acquireTxn(key, value, '5'))).toBe(1);
+    expect(nestingCost(renewTxn(key, value, version, '5', false))).toBe(2);
+    expect(nestingCost({ compare: [], success: [nested(renewTxn(key, value, version, '5', false))], failure: [] })).toBe(3);
   });
 
-  it('fills a batch up to what etcd admits: 121 acquires or 122 renewals under the default --max-txn-ops (measured on etcd 3.4)', () => {
-    const acquire = { bytes: 100, nesting: nestingCost(acquireTxn(key, value, '5', own)) };
-    const renew = { bytes: 100, nesting: nestingCost(renewTxn(key, value, '5', own)) };
-    expect(capacity(acquire)).toBe(121);
-    expect(capacity(renew)).toBe(122);
+  it('fills a batch up to what etcd admits: 127 acquires or 126 renewals under the default --max-txn-ops', () => {
+    const acquire = { bytes: 100, nesting: nestingCost(acquireTxn(key, value, '5')) };
+    const renew = { bytes: 100, nesting: nestingCost(renewTxn(key, value, version, '5', false)) };
+    expect(capacity(acquire)).toBe(127);
+    expect(capacity(renew)).toBe(126);
     expect(capacity(renew, { ...limits, maxOps: 64 })).toBe(64);
-    // A mixed batch is bounded by its deepest member: a transfer nests one level deeper than an acquire.
-    const transfer = { bytes: 100, nesting: nestingCost(transferTxn(key, value, '7', Buffer.from('p'), '5', own)) };
+    // A mixed batch is bounded by its deepest member: a renewal has one compare more than an acquire.
     const release = { bytes: 100, nesting: nestingCost(releaseTxn(key, value, '7')) };
-    expect(capacity(transfer)).toBe(120);
     const fill = empty();
-    for (let i = 0; i < 122; i++) addTo(fill, release);
-    expect(fits(fill, release, limits)).toBe(true);
-    expect(fits(fill, transfer, limits)).toBe(false);
+    for (let i = 0; i < 126; i++) addTo(fill, acquire);
+    expect(fits(fill, acquire, limits)).toBe(true);
+    expect(fits(fill, release, limits)).toBe(false);
+    expect(nestingCost(transferTxn(key, value, '7', Buffer.from('p'), '5'))).toBe(2);
   });
 
   it('stays under the byte budget but always takes the first op, even an oversized one', () => {
@@ -50,8 +49,8 @@ describe('batch planning', () => {
   });
 
   it('estimates request size from the key and value bytes it carries', () => {
-    const small = requestBytes(acquireTxn(Buffer.from('k'), Buffer.from('o'), '1', own));
-    const big = requestBytes(acquireTxn(Buffer.from('k'), Buffer.from('o'.repeat(10_000)), '1', own));
-    expect(big - small).toBeGreaterThanOrEqual(3 * 9_999);
+    const small = requestBytes(renewTxn(Buffer.from('k'), Buffer.from('o'), version, '1', false));
+    const big = requestBytes(renewTxn(Buffer.from('k'), Buffer.from('o'.repeat(10_000)), version, '1', false));
+    expect(big - small).toBeGreaterThanOrEqual(2 * 9_999);
   });
 });

@@ -32,7 +32,7 @@ export const ETCD_MAX_TXN_OPS = 128;
  * starve). After it: at most `maxOps` sub-transactions and `maxBytes`, and etcd's op limit as etcd counts it: a
  * nested transaction may use only what its ancestors left of --max-txn-ops (`checkTxnRequest` passes each child
  * `maxTxnOps − opc`), so n sub-transactions fit when n plus the deepest `nestingCost` among them is at most
- * --max-txn-ops. (With the default 128 that is 121 acquires or 122 renewals.)
+ * --max-txn-ops. (With the default 128 that is 127 acquires or 126 renewals.)
  */
 export function fits(batch: BatchFill, op: Plannable, limits: BatchLimits): boolean {
   if (batch.count === 0) return true;

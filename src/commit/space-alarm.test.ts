@@ -5,7 +5,7 @@ import { releaseTxn } from '../operations/release.js';
 import { renewTxn } from '../operations/renew.js';
 import { countedByQuota, quotaCounted, SpaceAlarm, writesKeys } from './space-alarm.js';
 
-const own = { lowest: '1', highest: '9' };
+const version = { revision: '7', lease: '3' };
 const k = Buffer.from('k');
 const v = Buffer.from('o');
 
@@ -41,12 +41,12 @@ describe('space alarm', () => {
   });
 
   it('knows which requests put keys, and which ones etcd quota counts', () => {
-    const batch = { compare: [], success: [nested(acquireTxn(k, v, '5', own))], failure: [] };
-    expect(writesKeys(acquireTxn(k, v, '5', own))).toBe(true);
-    expect(writesKeys(renewTxn(k, v, '5', own))).toBe(true);
+    const batch = { compare: [], success: [nested(acquireTxn(k, v, '5'))], failure: [] };
+    expect(writesKeys(acquireTxn(k, v, '5'))).toBe(true);
+    expect(writesKeys(renewTxn(k, v, version, '5', false))).toBe(true);
     expect(writesKeys(releaseTxn(k, v, '7'))).toBe(false);
     expect(writesKeys(batch)).toBe(true);
-    expect(countedByQuota(acquireTxn(k, v, '5', own))).toBe(true);
+    expect(countedByQuota(acquireTxn(k, v, '5'))).toBe(true);
     expect(countedByQuota(releaseTxn(k, v, '7'))).toBe(true); // nothing to count
     // etcd prices a Txn by its top-level puts: a batch of nested ones costs nothing, and is written under the alarm.
     expect(countedByQuota(batch)).toBe(false);

@@ -10,9 +10,10 @@ import { randomInt } from 'node:crypto';
  *
  * Inside one provider, a larger id therefore never means an earlier expiry (rounding down keeps that order, and
  * two leases of one unit get two ids: the pool never asks for one twice). That turns "never move a key to a
- * lease that ends earlier than the one it is on" into a compare etcd evaluates atomically with the write:
- * `LEASE >= lowest AND LEASE <= mine` (see operations/refresh-own.ts). Ids of other providers (other tags)
- * and of other programs fall outside the range and are handled by reading their TTL (provider slow path).
+ * lease that ends earlier than the one it is on" into a comparison of ids: a refresh names the exact version of the
+ * key it decided on, whose lease is known, and moves the key only when that lease's id is in our range and no larger
+ * than the call's (see operations/refresh-own.ts). Ids of other providers (other tags) and of other programs fall
+ * outside the range and are handled by reading their TTL (provider slow path).
  *
  * Why 16 ms units: 37 bits of them span as long as 41 bits of milliseconds (until 2093) and leave 26 bits for the
  * tag, so two of N live providers share a tag with probability ≈ N²/2²⁷ (0.0075 % for 100, 0.75 % for 1 000)

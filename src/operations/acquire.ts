@@ -1,35 +1,38 @@
-import { keyAbsent, nested, nestedOutcome, put, type KeyValue, type TxnOutcome, type TxnRequest } from './etcd-txn.js';
-import { decodeRefresh, refreshOwnTxn, type OwnLeaseIds } from './refresh-own.js';
+import { keyAbsent, put, rangeValue, read, type KeyValue, type TxnOutcome, type TxnRequest } from './etcd-txn.js';
 
 /** How an acquire transaction ended. */
 export type AcquireOutcome =
-  /** `value` now holds the key (taken, or refreshed because it already did), written at `revision`. */
+  /** `value` now holds the key, taken at `revision`. */
   | { kind: 'written'; revision: string }
-  /** `value` holds the key on a lease this provider did not mint: the provider settles it by the lease's TTL. */
-  | { kind: 'foreign'; kv: KeyValue }
+  /** `value` already holds the key (`kv`: a re-acquire, or a retry whose first attempt committed): refresh that version. */
+  | { kind: 'mine'; kv: KeyValue }
   /** Someone else holds it; `holder` was read in the same transaction. */
   | { kind: 'held'; holder?: KeyValue };
 
 /**
- * If the key is free, take it; else if `value` already holds it, refresh it (refresh-own.ts: never onto an
- * earlier-ending lease); else read the holder.
+ * Take the key if it is free, else read it:
  *
- * Idempotent: a retry after an ambiguous failure whose first attempt committed lands in the refresh branch and
- * reports the success that really happened. The holder is read in the same transaction as the compares, so a
- * loser learns who beat it without a second round trip that could race.
+ *     If (CREATE == 0)  put(value, lease)
+ *     Else  range(key)
+ *
+ * The common cases pay only for themselves: a fresh key is one compare and one put, and a loser learns the holder
+ * from the read in the same transaction as the compare — no second round trip that could race. Only the rare
+ * same-owner acquire of a key it already holds takes a second one: the read shows its own value, and the provider
+ * refreshes exactly the version it read (refresh-own.ts), which keeps every lease rule. Putting that refresh here as
+ * a nested branch would make every acquire carry, and etcd log, compares that a fresh key never needs.
+ *
+ * A free key is on no lease, so the put cannot shorten anyone's lease. Idempotent: a retry after an ambiguous
+ * failure whose first attempt committed finds its own value and refreshes it, reporting the success that really
+ * happened.
  */
-export function acquireTxn(key: Buffer, value: Buffer, lease: string, own: OwnLeaseIds): TxnRequest {
-  return {
-    compare: [keyAbsent(key)],
-    success: [put(key, value, lease)],
-    failure: [nested(refreshOwnTxn(key, value, lease, own))],
-  };
+export function acquireTxn(key: Buffer, value: Buffer, lease: string): TxnRequest {
+  return { compare: [keyAbsent(key)], success: [put(key, value, lease)], failure: [read(key)] };
 }
 
 export function decodeAcquire(outcome: TxnOutcome, value: Buffer): AcquireOutcome {
   if (outcome.succeeded) return { kind: 'written', revision: outcome.revision };
-  const refresh = decodeRefresh(nestedOutcome(outcome), value);
-  if (refresh.kind !== 'not-held') return refresh;
-  // The key existed when the first compare ran (same transaction), so a holder is always read here.
-  return refresh.kv === undefined ? { kind: 'held' } : { kind: 'held', holder: refresh.kv };
+  // The key existed when the compare ran and is read in the same transaction, so a holder is always read here.
+  const kv = rangeValue(outcome);
+  if (kv === undefined) return { kind: 'held' };
+  return kv.value.equals(value) ? { kind: 'mine', kv } : { kind: 'held', holder: kv };
 }

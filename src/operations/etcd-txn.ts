@@ -56,41 +56,6 @@ export function leaseIs(key: Buffer, lease: string): ICompare {
   return { key, target: CompareTarget.Lease, result: CompareResult.Equal, lease };
 }
 
-/**
- * `id + delta` for an int64 lease id in decimal. Remembers its recent answers: every refresh compares against the
- * same few ids (the provider's range bounds, the pooled leases of the moment), and the BigInt round trip was a
- * visible share of a call's CPU. Forgets everything past a handful, so it never grows.
- */
-function makeIdShift(delta: bigint): (id: string) => string {
-  const recent = new Map<string, string>();
-  return (id) => {
-    let shifted = recent.get(id);
-    if (shifted === undefined) {
-      if (recent.size >= 16) recent.clear();
-      shifted = (BigInt(id) + delta).toString();
-      recent.set(id, shifted);
-    }
-    return shifted;
-  };
-}
-const idMinusOne = makeIdShift(-1n);
-const idPlusOne = makeIdShift(1n);
-
-/** The key's lease id is ≥ `lease` (etcd has only <, =, >: compared as > lease−1). */
-export function leaseAtLeast(key: Buffer, lease: string): ICompare {
-  return { key, target: CompareTarget.Lease, result: CompareResult.Greater, lease: idMinusOne(lease) };
-}
-
-/** The key's lease id is ≤ `lease` (compared as < lease+1). */
-export function leaseAtMost(key: Buffer, lease: string): ICompare {
-  return { key, target: CompareTarget.Lease, result: CompareResult.Less, lease: idPlusOne(lease) };
-}
-
-/** The key's lease id is > `lease`. */
-export function leaseAbove(key: Buffer, lease: string): ICompare {
-  return { key, target: CompareTarget.Lease, result: CompareResult.Greater, lease };
-}
-
 /** Write the value and attach the key to `lease` (replacing the lease it was on). */
 export function put(key: Buffer, value: Buffer, lease: string): IRequestOp {
   return { request_put: { key, value, lease } };
@@ -114,15 +79,6 @@ export function read(key: Buffer): IRequestOp {
 
 export function nested(txn: ITxnRequest): IRequestOp {
   return { request_txn: txn };
-}
-
-/** The answer of the nested transaction at `index`, which the caller's shape put there. */
-export function nestedOutcome(outcome: TxnOutcome, index = 0): TxnOutcome {
-  const inner = outcome.responses[index]?.response_txn;
-  if (!inner) {
-    throw new Error('etcd returned no nested transaction result: the server may predate nested transactions (etcd < 3.3)');
-  }
-  return { succeeded: inner.succeeded, responses: inner.responses ?? [], revision: outcome.revision };
 }
 
 /** The first key-value of the range response at `index`, if the key existed. */

@@ -5,7 +5,7 @@ import { decodeAdopt, keepLeaseTxn, moveLeaseTxn } from './adopt-lease.js';
 import { decodeDeleteRevision, deleteRevisionTxn } from './delete-revision.js';
 import type { KeyValue, ResponseOp, TxnOutcome } from './etcd-txn.js';
 import { decodeRead, readTxn } from './read-lease.js';
-import { decodeRefresh, refreshOwnTxn } from './refresh-own.js';
+import { compareIds, decodeRefresh, refreshChoice, refreshTxn } from './refresh-own.js';
 import { decodeRelease, releaseTxn } from './release.js';
 import { decodeTransfer, transferTxn } from './transfer.js';
 
@@ -22,73 +22,75 @@ const kv = (value: Buffer, extra: Partial<KeyValue> = {}): KeyValue => ({
   ...extra,
 });
 const outcome = (o: Partial<TxnOutcome>): TxnOutcome => ({ succeeded: false, responses: [], revision: '42', ...o });
-const nestedAnswer = (succeeded: boolean, responses: ResponseOp[] = []): ResponseOp[] => [{ response_txn: { succeeded, responses } }];
-/** The refresh sub-transaction's answer when both of its branches failed and it read the key. */
-const refreshRead = (found?: KeyValue): ResponseOp[] =>
-  nestedAnswer(false, nestedAnswer(false, [{ response_range: { kvs: found ? [found] : [] } }]));
+/** The answer of a transaction whose compare failed and whose failure branch read the key. */
+const readAnswer = (found?: KeyValue): ResponseOp[] => [{ response_range: { kvs: found ? [found] : [] } }];
 
-describe('refresh of a key we hold: never onto an earlier-ending lease', () => {
-  const txn = refreshOwnTxn(key, A, '1500', own);
+describe('refresh of a key we hold: one exact version, never onto an earlier-ending lease', () => {
+  const version = { revision: '41', lease: '1200' };
 
-  it('moves the key to the new lease only from one of our leases with an id no larger', () => {
-    expect(txn.compare).toEqual([
-      { key, target: CompareTarget.Value, result: CompareResult.Equal, value: A },
-      { key, target: CompareTarget.Lease, result: CompareResult.Greater, lease: '999' },
-      { key, target: CompareTarget.Lease, result: CompareResult.Less, lease: '1501' },
-    ]);
-    expect(txn.success).toEqual([{ request_put: { key, value: A, lease: '1500' } }]);
+  it('moves the key from one of our leases with an id no larger, keeps it on a larger one, and calls anything else foreign', () => {
+    expect(refreshChoice('1200', '1500', own)).toBe('move');
+    expect(refreshChoice('1500', '1500', own)).toBe('move');
+    expect(refreshChoice('1501', '1500', own)).toBe('keep');
+    expect(refreshChoice('1999', '1500', own)).toBe('keep');
+    for (const foreign of ['0', '999', '2000', '7587871234567890123', '-5']) expect(refreshChoice(foreign, '1500', own)).toBe('foreign');
   });
 
-  it('keeps the key on a later-ending lease of ours, still writing (ignore_lease) so the call has a revision', () => {
-    const inner = txn.failure![0]!.request_txn!;
-    expect(inner.compare).toEqual([
+  it('writes only while the key is still that version (value and mod revision), on the call\u2019s lease or keeping its own', () => {
+    const move = refreshTxn(key, A, version, '1500', false);
+    expect(move.compare).toEqual([
       { key, target: CompareTarget.Value, result: CompareResult.Equal, value: A },
-      { key, target: CompareTarget.Lease, result: CompareResult.Greater, lease: '1500' },
-      { key, target: CompareTarget.Lease, result: CompareResult.Less, lease: '2000' },
+      { key, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: '41' },
     ]);
-    expect(inner.success).toEqual([{ request_put: { key, value: A, ignore_lease: true } }]);
-    expect(inner.failure).toEqual([{ request_range: { key } }]);
+    expect(move.success).toEqual([{ request_put: { key, value: A, lease: '1500' } }]);
+    expect(move.failure).toEqual([{ request_range: { key } }]);
+    expect(refreshTxn(key, A, version, '1500', true).success).toEqual([{ request_put: { key, value: A, ignore_lease: true } }]);
+    expect(JSON.stringify(move)).not.toContain('request_txn');
   });
 
-  it('reports written for either branch, foreign for our value on a lease we did not mint, not-held otherwise', () => {
+  it('reports written, moved for our value as another version, not-held otherwise', () => {
     expect(decodeRefresh(outcome({ succeeded: true }), A)).toEqual({ kind: 'written', revision: '42' });
-    expect(decodeRefresh(outcome({ responses: nestedAnswer(true) }), A)).toEqual({ kind: 'written', revision: '42' });
-    const foreign = kv(A, { lease: '7587871234567890123' });
-    expect(decodeRefresh(outcome({ responses: refreshRead(foreign).at(0)!.response_txn!.responses }), A)).toEqual({ kind: 'foreign', kv: foreign });
-    expect(decodeRefresh(outcome({ responses: nestedAnswer(false, [{ response_range: { kvs: [kv(B)] } }]) }), A)).toEqual({ kind: 'not-held', kv: kv(B) });
-    expect(decodeRefresh(outcome({ responses: nestedAnswer(false, [{ response_range: { kvs: [] } }]) }), A)).toEqual({ kind: 'not-held' });
+    const later = kv(A, { mod_revision: '45' });
+    expect(decodeRefresh(outcome({ responses: readAnswer(later) }), A)).toEqual({ kind: 'moved', kv: later });
+    expect(decodeRefresh(outcome({ responses: readAnswer(kv(B)) }), A)).toEqual({ kind: 'not-held', kv: kv(B) });
+    expect(decodeRefresh(outcome({ responses: readAnswer() }), A)).toEqual({ kind: 'not-held' });
+  });
+
+  it('orders int64 ids given as decimal strings', () => {
+    expect(compareIds('999', '1000')).toBeLessThan(0);
+    expect(compareIds('7587871234567890123', '7587871234567890122')).toBeGreaterThan(0);
+    expect(compareIds('1500', '1500')).toBe(0);
+    expect(compareIds('-1', '0')).toBeLessThan(0);
+    expect(compareIds('-10', '-9')).toBeLessThan(0);
   });
 });
 
 describe('acquire', () => {
-  it('takes an absent key, else refreshes our own, else reads the holder — one transaction', () => {
-    const txn = acquireTxn(key, A, '1500', own);
-    expect(txn.compare).toEqual([{ key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }]);
-    expect(txn.success).toEqual([{ request_put: { key, value: A, lease: '1500' } }]);
-    expect(txn.failure).toEqual([{ request_txn: refreshOwnTxn(key, A, '1500', own) }]);
+  it('takes an absent key, else reads it — one compare, no nested branches', () => {
+    expect(acquireTxn(key, A, '1500')).toEqual({
+      compare: [{ key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }],
+      success: [{ request_put: { key, value: A, lease: '1500' } }],
+      failure: [{ request_range: { key } }],
+    });
   });
 
-  it('a fresh win and a retried acquire whose first attempt committed both report the revision written', () => {
+  it('a fresh win reports the revision written; our own value read back is ours to refresh (a re-acquire, or a retry whose first attempt committed)', () => {
     expect(decodeAcquire(outcome({ succeeded: true }), A)).toEqual({ kind: 'written', revision: '42' });
-    expect(decodeAcquire(outcome({ responses: nestedAnswer(true) }), A)).toEqual({ kind: 'written', revision: '42' });
+    expect(decodeAcquire(outcome({ responses: readAnswer(kv(A)) }), A)).toEqual({ kind: 'mine', kv: kv(A) });
   });
 
   it('a loser learns the holder from the same transaction', () => {
-    expect(decodeAcquire(outcome({ responses: refreshRead(kv(B)) }), A)).toEqual({ kind: 'held', holder: kv(B) });
+    expect(decodeAcquire(outcome({ responses: readAnswer(kv(B)) }), A)).toEqual({ kind: 'held', holder: kv(B) });
   });
 
   it('the same owner with other metadata is another holder, not us', () => {
     const withRun = Buffer.from([0xff, 1, 0, 0, 0, 1, 0x41, 0x72]);
-    expect(decodeAcquire(outcome({ responses: refreshRead(kv(withRun)) }), A).kind).toBe('held');
-  });
-
-  it('a server without nested transaction results is reported, never read as a win', () => {
-    expect(() => decodeAcquire(outcome({ responses: [{}] }), A)).toThrow(/nested transaction/);
+    expect(decodeAcquire(outcome({ responses: readAnswer(kv(withRun)) }), A).kind).toBe('held');
   });
 });
 
 describe('transfer', () => {
-  const txn = transferTxn(key, A, '41', B, '1500', own);
+  const txn = transferTxn(key, A, '41', B, '1500');
 
   it('hands over exactly the tenure named by value and revision, in one put — no delete', () => {
     expect(txn.compare).toEqual([
@@ -96,18 +98,19 @@ describe('transfer', () => {
       { key, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: '41' },
     ]);
     expect(txn.success).toEqual([{ request_put: { key, value: B, lease: '1500' } }]);
+    expect(txn.failure).toEqual([{ request_range: { key } }]);
     expect(JSON.stringify(txn)).not.toContain('request_delete_range');
   });
 
-  it('a retried transfer that had already committed refreshes the new holder and reports success', () => {
-    expect(txn.failure).toEqual([{ request_txn: refreshOwnTxn(key, B, '1500', own) }]);
-    expect(decodeTransfer(outcome({ responses: nestedAnswer(true) }), A, B)).toEqual({ kind: 'written', revision: '42' });
+  it('a retried transfer that had already committed finds the new holder, to be refreshed', () => {
+    expect(decodeTransfer(outcome({ succeeded: true }), A, B)).toEqual({ kind: 'written', revision: '42' });
+    expect(decodeTransfer(outcome({ responses: readAnswer(kv(B)) }), A, B)).toEqual({ kind: 'to-holds', kv: kv(B) });
   });
 
   it('reports the current revision when the owner holds the key as another write, false when nobody involved does', () => {
-    expect(decodeTransfer(outcome({ responses: refreshRead(kv(A, { mod_revision: '45' })) }), A, B)).toEqual({ kind: 'from-elsewhere', revision: '45' });
-    expect(decodeTransfer(outcome({ responses: refreshRead(kv(Buffer.from('C'))) }), A, B)).toEqual({ kind: 'not-held' });
-    expect(decodeTransfer(outcome({ responses: refreshRead() }), A, B)).toEqual({ kind: 'not-held' });
+    expect(decodeTransfer(outcome({ responses: readAnswer(kv(A, { mod_revision: '45' })) }), A, B)).toEqual({ kind: 'from-elsewhere', revision: '45' });
+    expect(decodeTransfer(outcome({ responses: readAnswer(kv(Buffer.from('C'))) }), A, B)).toEqual({ kind: 'not-held' });
+    expect(decodeTransfer(outcome({ responses: readAnswer() }), A, B)).toEqual({ kind: 'not-held' });
   });
 });
 

@@ -1,18 +1,4 @@
-import {
-  leaseAbove,
-  leaseAtLeast,
-  leaseAtMost,
-  nested,
-  nestedOutcome,
-  put,
-  putKeepingLease,
-  rangeValue,
-  read,
-  valueIs,
-  type KeyValue,
-  type TxnOutcome,
-  type TxnRequest,
-} from './etcd-txn.js';
+import { modIs, put, putKeepingLease, rangeValue, read, valueIs, type KeyValue, type TxnOutcome, type TxnRequest } from './etcd-txn.js';
 
 /** The contiguous range of lease ids this provider mints (see leases/lease-id.ts). */
 export interface OwnLeaseIds {
@@ -20,51 +6,80 @@ export interface OwnLeaseIds {
   readonly highest: string;
 }
 
-/** How a refresh of a key held by `value` ended. */
+/**
+ * One version of a key that holds the caller's value, as the provider knows it: the mod revision of the write that
+ * made it (the provider's own last write, or one it read) and the etcd lease it is on since that write.
+ */
+export interface HeldVersion {
+  readonly revision: string;
+  readonly lease: string;
+}
+
+/**
+ * Where a refresh of `version` may leave the key for a call whose lease is `lease` (an id of ours):
+ * - `move`: `version` is on one of our leases with an id ≤ `lease`, which therefore ends no later: put the key on
+ *   `lease`;
+ * - `keep`: on one of our leases with a larger id, which lives long enough for this call already: write the value
+ *   but leave the lease (`ignore_lease`), so the call still commits a write of its own — its revision is the fencing
+ *   token, and a late revision-guarded release of an earlier tenure can no longer match;
+ * - `foreign`: no lease, or one we did not mint (another provider instance or program): its id says nothing about
+ *   its end, so the provider reads its TTL first (calls/adopt-foreign.ts).
+ * Our ids grow with their lease's earliest end (leases/lease-id.ts), so this never moves a key onto a lease that ends
+ * earlier than the one it is on.
+ */
+export function refreshChoice(versionLease: string, lease: string, own: OwnLeaseIds): 'move' | 'keep' | 'foreign' {
+  if (compareIds(versionLease, own.lowest) < 0 || compareIds(versionLease, own.highest) > 0) return 'foreign';
+  return compareIds(versionLease, lease) <= 0 ? 'move' : 'keep';
+}
+
+/** How a refresh of one version ended. */
 export type RefreshOutcome =
-  /** The key holds `value` and stays alive at least as long as `lease` does; written at `revision`. */
+  /** The key holds `value` and lasts at least as long as the call's lease; written at `revision`. */
   | { kind: 'written'; revision: string }
-  /** The key holds `value`, but on a lease this provider did not mint: its TTL must be read (slow path). */
-  | { kind: 'foreign'; kv: KeyValue }
+  /** The key holds `value`, but as another version than the one named (`kv`): decide again from that one. */
+  | { kind: 'moved'; kv: KeyValue }
   /** The key is absent or holds another value (`kv`, if any). Nothing was written. */
   | { kind: 'not-held'; kv?: KeyValue };
 
 /**
- * Refresh a key while it holds `value`, without ever moving it to a lease that ends earlier than the one it is on.
+ * Refresh exactly one version of a key that holds `value`:
  *
- * Every etcd put replaces the key's lease, and attempts can land late or out of order: a renew held in a cut link
- * and delivered after a newer renew, a retry of an older call. Comparing the owner alone lets such a late write
- * move the key back onto an older, shorter lease while its holder believes the newer one. Our lease ids grow with
- * their expiry, so:
+ *     If (VALUE == value AND MOD == version.revision)  put(value, lease)   -- or put(value, ignore_lease) to keep
+ *     Else  range(key)
  *
- * - key on one of our leases with an id ≤ `lease`: move it to `lease` (never earlier than where it was);
- * - key on one of our leases with a larger id: it already lives long enough for this call; write the value but keep
- *   the lease (`ignore_lease`), so the call still commits a write — its revision is the fencing token, and a late
- *   revision-guarded release of an earlier tenure can no longer match;
- * - key on a lease we did not mint (another provider instance or program): read it; the provider decides from the
- *   lease's remaining TTL, never from the id.
+ * The caller chose move or keep from that version's lease (`refreshChoice`), and the compare pins the write to that
+ * very version: its value and the lease it is on cannot have changed without a write, and any write changes the mod
+ * revision. So the choice is as good as made inside etcd, and an attempt that lands late or out of order — a renew
+ * held in a cut link, an older call's retry — finds a newer version and writes nothing: no attempt, however late,
+ * moves the key onto an earlier-ending lease. The value compare keeps it an owner check whatever happens to revision
+ * numbers (an etcd restored from a snapshot reuses them).
  *
- * Idempotent: a retry whose first attempt committed finds the key on `lease` (≤ `lease`) and writes it again.
+ * An expired key is gone, so the compare fails and the read shows it absent: never resurrected. The read tells a
+ * key taken by someone else (not held) from our own value written as another version (moved: our answer to an
+ * earlier attempt was lost, or another process with the same owner string wrote), which the caller refreshes in
+ * turn. Idempotent: a retry whose first attempt committed finds that attempt's version and refreshes it.
  */
-export function refreshOwnTxn(key: Buffer, value: Buffer, lease: string, own: OwnLeaseIds): TxnRequest {
+export function refreshTxn(key: Buffer, value: Buffer, version: HeldVersion, lease: string, keep: boolean): TxnRequest {
   return {
-    compare: [valueIs(key, value), leaseAtLeast(key, own.lowest), leaseAtMost(key, lease)],
-    success: [put(key, value, lease)],
-    failure: [
-      nested({
-        compare: [valueIs(key, value), leaseAbove(key, lease), leaseAtMost(key, own.highest)],
-        success: [putKeepingLease(key, value)],
-        failure: [read(key)],
-      }),
-    ],
+    compare: [valueIs(key, value), modIs(key, version.revision)],
+    success: [keep ? putKeepingLease(key, value) : put(key, value, lease)],
+    failure: [read(key)],
   };
 }
 
 export function decodeRefresh(outcome: TxnOutcome, value: Buffer): RefreshOutcome {
   if (outcome.succeeded) return { kind: 'written', revision: outcome.revision };
-  const inner = nestedOutcome(outcome);
-  if (inner.succeeded) return { kind: 'written', revision: outcome.revision };
-  const kv = rangeValue(inner);
-  if (kv !== undefined && kv.value.equals(value)) return { kind: 'foreign', kv };
-  return kv === undefined ? { kind: 'not-held' } : { kind: 'not-held', kv };
+  const kv = rangeValue(outcome);
+  if (kv === undefined) return { kind: 'not-held' };
+  return kv.value.equals(value) ? { kind: 'moved', kv } : { kind: 'not-held', kv };
+}
+
+/** Orders two int64 ids given as decimal strings (etcd3 carries them so); a negative id sorts below every other. */
+export function compareIds(a: string, b: string): number {
+  const aNegative = a.charCodeAt(0) === 45; // '-'
+  const bNegative = b.charCodeAt(0) === 45;
+  if (aNegative !== bNegative) return aNegative ? -1 : 1;
+  if (aNegative) return -compareIds(a.slice(1), b.slice(1));
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
 }

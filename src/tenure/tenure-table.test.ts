@@ -32,3 +32,15 @@ describe('tenure table', () => {
     expect(t.size).toBeLessThan(2100);
   });
 });
+
+describe('tenure table: versions for refreshes', () => {
+  it('knows the version (revision and lease) of its own last write for that holder, and nothing when it did not note the lease', () => {
+    const t = new TenureTable();
+    t.remember('k', A, '41', 10_000, 0, 10_000, '1500');
+    expect(t.versionOf('k', A)).toMatchObject({ revision: '41', lease: '1500' });
+    expect(t.versionOf('k', B)).toBeUndefined();
+    t.remember('k', A, '45', 10_000, 0);
+    expect(t.versionOf('k', A)).toBeUndefined();
+    expect(t.revisionOf('k', A)).toBe('45');
+  });
+});

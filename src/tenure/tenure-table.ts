@@ -1,25 +1,45 @@
+import type { HeldVersion } from '../operations/refresh-own.js';
+
+interface Tenure {
+  value: Buffer;
+  revision: string;
+  until: number;
+  believed: number;
+  /** The etcd lease the key is on since that write, when known. */
+  lease: string | undefined;
+}
+
 /**
- * What this provider last wrote to each key it holds: the stored value (owner + metadata) and the mod revision
- * of that write. A release or transfer names that revision in its compare, so it acts on exactly that tenure and
- * never on a later one of the same owner string (operations/release.ts, transfer.ts).
+ * What this provider last wrote to each key it holds: the stored value (owner + metadata), the mod revision of that
+ * write and the lease it left the key on. A release or transfer names that revision in its compare, so it acts on
+ * exactly that tenure and never on a later one of the same owner string (operations/release.ts, transfer.ts); a
+ * renew refreshes exactly that version (operations/refresh-own.ts).
  *
- * It is a cache, never a source of truth: a missing or outdated entry only costs the release or transfer one more
- * round trip (the transaction reads the current revision and the call retries against it). Entries go when the
- * provider releases or hands the key away, and lapse on their own once the lease they describe has ended.
+ * It is a cache, never a source of truth: a missing or outdated entry only costs the call one more round trip (the
+ * transaction reads the current version and the call goes on against it). Entries go when the provider releases or
+ * hands the key away, and lapse on their own once the lease they describe has ended.
  */
 export class TenureTable {
-  private readonly entries = new Map<string, { value: Buffer; revision: string; until: number; believed: number }>();
+  private readonly entries = new Map<string, Tenure>();
   private sweepAt = 1024;
 
   /**
    * `value` holds `keyId` through the write at `revision`, at least until `until` (LeaseClock ms): a lower bound on
    * when the key's lease can end, which a renew may wait up to (commit/renew-delay.ts), so never an estimate.
    * `believed` (≤ `until`, default `until`): the end of the window the caller was promised (send time + ttlMs), up to
-   * which its holder may rely on the key; a renewal is due before then (calls/lease-backend.ts).
+   * which its holder may rely on the key; a renewal is due before then (calls/lease-backend.ts). `lease`: the etcd
+   * lease the write left the key on, if known.
    */
-  remember(keyId: string, value: Buffer, revision: string, until: number, now: number, believed = until): void {
-    this.entries.set(keyId, { value, revision, until, believed: Math.min(believed, until) });
+  remember(keyId: string, value: Buffer, revision: string, until: number, now: number, believed = until, lease?: string): void {
+    this.entries.set(keyId, { value, revision, until, believed: Math.min(believed, until), lease });
     if (this.entries.size >= this.sweepAt) this.sweep(now);
+  }
+
+  /** The version of `keyId` this provider last wrote for `value` (revision and lease), if it knows both. */
+  versionOf(keyId: string, value: Buffer): HeldVersion | undefined {
+    const entry = this.entries.get(keyId);
+    // The entry itself (its lease checked), not a copy: this runs for every renewal.
+    return entry !== undefined && entry.lease !== undefined && entry.value.equals(value) ? (entry as HeldVersion) : undefined;
   }
 
   /** Revision of the last write of `value` to `keyId` this provider knows of, if any. */

@@ -35,7 +35,7 @@ export const POLICY = {
    */
   health: { probeEveryMs: 1000, silentAfterShare: 0.5 },
   /**
-   * Group commit: sub-transactions per etcd Txn (as many as etcd's default --max-txn-ops of 128 admits: 121 acquires,
+   * Group commit: sub-transactions per etcd Txn (as many as etcd's default --max-txn-ops of 128 admits: 127 acquires,
    * commit/batch-plan.ts; a batch is only that large when that much work waits), bytes per Txn (etcd accepts 1.5 MiB).
    */
   batch: { maxBatchSize: 128, maxBatchBytes: 1024 * 1024 },

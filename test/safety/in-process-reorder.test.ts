@@ -15,7 +15,7 @@ import { bWon, contendedKey, KEY } from './support/contended-key.js';
  * per-key order only while an attempt is in flight: once R1's attempt fails, R2 (queued behind it) goes first
  * and R1's retry lands after it. With a renew that compares only the owner, R1's retry moves K back onto R1's
  * shorter lease. Two fixes close this path, each on its own: per-key call order (KeyLanes: R2 is not sent
- * before R1 has settled) and the lease-ordered refresh (a late write never moves K to an earlier-ending lease).
+ * before R1 has settled) and the version-pinned refresh (a late write never moves K to an earlier-ending lease).
  *
  * R1's first attempt is made to fail without any network: the test's etcd client answers that one Txn with a
  * timeout after 3.5 s, without sending it. R2 is sent 3 s after R1.
@@ -84,7 +84,7 @@ describe('bug 1 in process: an older renew\u2019s retry after a newer renew of t
     expect(checkOverlaps(history)).toEqual([]);
   }, 60_000);
 
-  it('without per-key order R1\u2019s retry does land after R2, and the lease-ordered refresh alone keeps it harmless', async () => {
+  it('without per-key order R1\u2019s retry does land after R2, and the version-pinned refresh alone keeps it harmless', async () => {
     const { history, r1, r2 } = await overlappingRenews({ renew: OPERATIONS.renew, keyLanes: false });
     expect(r1.returnedAt).toBeGreaterThan(r2.returnedAt);
     expect(checkOverlaps(history)).toEqual([]);

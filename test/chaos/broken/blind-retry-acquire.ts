@@ -17,11 +17,11 @@ function blindRetries(): OperationSet['acquire'] {
   const unanswered = new Set<string>();
   const blind = new Set<string>();
   return {
-    txn: (key, value, lease, own) => {
+    txn: (key, value, lease) => {
       const id = value.toString('latin1');
       if (!unanswered.has(id)) {
         unanswered.add(id);
-        return OPERATIONS.acquire.txn(key, value, lease, own);
+        return OPERATIONS.acquire.txn(key, value, lease);
       }
       blind.add(id);
       return { compare: [], success: [put(key, value, lease)], failure: [] };

@@ -4,9 +4,10 @@ import { put, rangeValue, read, valueIs } from '../../../src/operations/etcd-txn
 import { EtcdLeaseProvider } from '../../../src/index.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
-// Breaks rule 1: renew compares only the owner and puts the key on the call's lease, so a late renew moves it back onto an earlier-ending lease.
+// Breaks rule 1: renew compares only the owner and puts the key on the call's lease (whatever version it was sent for,
+// and whatever lease that version is on), so a late renew moves it back onto an earlier-ending lease.
 export const PRE_FIX_RENEW: OperationSet['renew'] = {
-  txn: (key, value, lease) => ({ compare: [valueIs(key, value)], success: [put(key, value, lease)], failure: [read(key)] }),
+  txn: (key, value, _version, lease) => ({ compare: [valueIs(key, value)], success: [put(key, value, lease)], failure: [read(key)] }),
   decode: (outcome) => {
     if (outcome.succeeded) return { kind: 'written', revision: outcome.revision };
     const kv = rangeValue(outcome);

@@ -7,7 +7,7 @@ import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks the owner check: renew rewrites any existing key with the caller as owner, taking it from whoever holds it.
 const RENEW_ANY_HOLDER: OperationSet['renew'] = {
-  txn: (key, value, lease) => ({
+  txn: (key, value, _version, lease) => ({
     compare: [{ key, target: CompareTarget.Create, result: CompareResult.Greater, create_revision: 0 }],
     success: [put(key, value, lease)],
     failure: [],

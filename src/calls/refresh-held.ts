@@ -1,0 +1,118 @@
+import type { SubmitOptions } from '../commit/group-committer.js';
+import type { PooledLease } from '../leases/lease-choice.js';
+import { rangeValue, type KeyValue } from '../operations/etcd-txn.js';
+import { readTxn } from '../operations/read-lease.js';
+import { refreshChoice, type HeldVersion, type RefreshOutcome } from '../operations/refresh-own.js';
+import type { AttemptContext } from '../transport/call-runner.js';
+import { POLICY } from '../transport/policy.js';
+import { adoptForeign } from './adopt-foreign.js';
+import { KeyChurnError } from './key-churn.js';
+import type { LeaseBackend } from './lease-backend.js';
+
+/** A call that keeps a key for `value` (an acquire, renew or transfer, as the provider validated it). Times are LeaseClock ms. */
+export interface HeldKeyRequest {
+  readonly etcdKey: Buffer;
+  /** `etcdKey` as a latin1 string: the key's identity in the provider's tables, computed once per call. */
+  readonly keyId: string;
+  /** Stored value: owner and metadata (keys/lease-value.ts). */
+  readonly value: Buffer;
+  readonly ttlMs: number;
+  /** When the caller made the call: the lease must last until sentAt + ttlMs. */
+  readonly sentAt: number;
+}
+
+/** How a refresh of a key its value holds ended: written (the key lasts until the call's need), or not held. */
+export type RefreshAnswer = { kind: 'written'; revision: string } | { kind: 'not-held'; kv?: KeyValue };
+
+/** How each step's transaction is scheduled in the committer; `first`: the attempt's first transaction. */
+export type StepSchedule = (first: boolean) => SubmitOptions | undefined;
+
+/**
+ * Refreshes the key for `request.value`, starting from `version` (what the provider knows or just read; undefined:
+ * nothing, so the key is read first). Each step is one pinned refresh (operations/refresh-own.ts): it writes only if
+ * the key is still exactly that version, moving it onto the call's lease or keeping its later one. A key on a lease
+ * this provider did not mint is settled by that lease's TTL (adopt-foreign.ts). When the key holds the value as
+ * another version, the next step refreshes that one; POLICY.maxStepsPerAttempt bounds the chase.
+ *
+ * The common case — a known version on a lease of ours, a pooled lease ready — is one transaction, run as promise
+ * callbacks (hot path: renewals); anything else continues in `refreshSteps`.
+ */
+export function refreshHeld(
+  backend: LeaseBackend,
+  request: HeldKeyRequest,
+  attempt: AttemptContext,
+  version: HeldVersion | undefined,
+  operation: string,
+  schedule?: StepSchedule,
+): Promise<RefreshAnswer> {
+  if (version === undefined) return refreshSteps(backend, request, attempt, version, operation, schedule, 0);
+  const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
+  // Waiting for a grant: once it is there (or the call ended, which rejects here), the steps find it in the pool.
+  if (lease instanceof Promise) return lease.then(() => refreshSteps(backend, request, attempt, version, operation, schedule, 0));
+  const choice = refreshChoice(version.lease, lease.id, backend.own);
+  if (choice === 'foreign') return refreshSteps(backend, request, attempt, version, operation, schedule, 0);
+  return refreshVersion(backend, request, attempt, version, lease, choice === 'keep', schedule?.(true)).then((outcome) =>
+    outcome.kind === 'moved' ? refreshSteps(backend, request, attempt, versionOf(outcome.kv), operation, schedule, 1) : outcome,
+  );
+}
+
+async function refreshSteps(
+  backend: LeaseBackend,
+  request: HeldKeyRequest,
+  attempt: AttemptContext,
+  start: HeldVersion | undefined,
+  operation: string,
+  schedule: StepSchedule | undefined,
+  firstStep: number,
+): Promise<RefreshAnswer> {
+  const { etcdKey, keyId, value, ttlMs, sentAt } = request;
+  let version = start;
+  for (let step = firstStep; step < POLICY.maxStepsPerAttempt; step++) {
+    const how = schedule?.(step === 0);
+    if (version === undefined) {
+      const kv = rangeValue(await backend.commit(etcdKey, readTxn(etcdKey), attempt, undefined, how));
+      if (kv === undefined || !kv.value.equals(value)) return kv === undefined ? { kind: 'not-held' } : { kind: 'not-held', kv };
+      version = versionOf(kv);
+      continue;
+    }
+    const lease = await backend.leaseFor(ttlMs, sentAt, attempt);
+    const choice = refreshChoice(version.lease, lease.id, backend.own);
+    if (choice === 'foreign') {
+      const adopted = await adoptForeign(backend, etcdKey, value, { mod_revision: version.revision, lease: version.lease }, sentAt + ttlMs, lease, attempt);
+      if (adopted !== undefined) {
+        backend.remember(keyId, value, adopted.revision, sentAt + ttlMs, adopted.onLease, adopted.leaseId);
+        return { kind: 'written', revision: adopted.revision };
+      }
+      version = undefined; // the key changed since it was read: read it again
+      continue;
+    }
+    const outcome = await refreshVersion(backend, request, attempt, version, lease, choice === 'keep', how);
+    if (outcome.kind !== 'moved') return outcome;
+    version = versionOf(outcome.kv);
+  }
+  throw new KeyChurnError(operation);
+}
+
+/** One pinned refresh of `version` on the call's `lease`; a write is remembered with the lease it left the key on. */
+function refreshVersion(
+  backend: LeaseBackend,
+  request: HeldKeyRequest,
+  attempt: AttemptContext,
+  version: HeldVersion,
+  lease: PooledLease,
+  keep: boolean,
+  how: SubmitOptions | undefined,
+): Promise<RefreshOutcome> {
+  const { etcdKey, keyId, value } = request;
+  const txn = backend.ops.renew.txn(etcdKey, value, version, lease.id, keep);
+  return backend.commit(etcdKey, txn, attempt, lease, how).then((answer) => {
+    const outcome = backend.ops.renew.decode(answer, value);
+    // Kept: the key stays on its own later lease of ours, whose notBefore is no earlier than `lease`'s.
+    if (outcome.kind === 'written') backend.remember(keyId, value, outcome.revision, request.sentAt + request.ttlMs, lease, keep ? version.lease : lease.id);
+    return outcome;
+  });
+}
+
+function versionOf(kv: KeyValue): HeldVersion {
+  return { revision: kv.mod_revision, lease: kv.lease };
+}
