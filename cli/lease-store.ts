@@ -7,7 +7,7 @@ import { pagedRange } from '../src/reads/paged-range.js';
 import { etcdRangeCall, type RangeCall } from '../src/reads/range-call.js';
 import { CallRunner } from '../src/transport/call-runner.js';
 import { createEtcdClient } from '../src/transport/etcd-client.js';
-import { POLICY } from '../src/transport/policy.js';
+import { POLICY } from '../src/policy.js';
 import { clientOptions, type ConnectionSettings } from './connection.js';
 import { storedLease, type StoredLease } from './lease-row.js';
 import { LeaseTtls } from './lease-ttls.js';

@@ -1,4 +1,4 @@
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { AttemptContext } from '../transport/call-runner.js';
 import type { PooledLease } from '../leases/lease-choice.js';
 import type { RefreshOutcome } from '../operations/refresh-own.js';

@@ -9,7 +9,7 @@ import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
 import { CallRunner, type CallBudget } from '../transport/call-runner.js';
 import { OpenScopes } from '../transport/call-scope.js';
 import { createEtcdClient } from '../transport/etcd-client.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 
 /**
  * What everything talking to one etcd cluster shares: the client (one set of connections and per-member health),

@@ -5,7 +5,7 @@ import { SuspendableClock } from '../../test/chaos/suspendable-clock.js';
 import { FakeLeaseStore, until } from '../../test/support/fake-lease-store.js';
 import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../clock/lease-clock.js';
 import { LeaseObserver } from '../metrics/observer.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import { hold } from './hold.js';
 
 const K = 'k';

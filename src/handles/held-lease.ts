@@ -2,7 +2,7 @@ import { isLeaseError } from '../errors/lease-error.js';
 import { LeaseLostError, type LeaseLossReason } from '../errors/lease-lost.js';
 import type { KeyWatch, KeyWatchEvent } from '../waiting/key-watch.js';
 import type { LeaseOps } from '../waiting/lease-ops.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { LeaseHandle } from './lease-handle.js';
 import { believedUntil, nextRenewAt, renewDeadlineMs, retryRenewAt, revisionAfter, windowState } from './renew-schedule.js';
 

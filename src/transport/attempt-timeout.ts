@@ -1,4 +1,4 @@
-import { POLICY } from './policy.js';
+import { POLICY } from '../policy.js';
 
 /**
  * The shared timeout grows at most this many times over the estimate before an answer comes. Twice is enough

@@ -4,7 +4,7 @@
  * missed event after the server compacted history), and how fast it retries while etcd is failing.
  */
 
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 
 /** Lower and upper bound of the safety-net re-check interval. */
 export const RECHECK_MIN_MS = POLICY.waiting.recheckMinMs;

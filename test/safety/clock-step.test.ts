@@ -7,7 +7,7 @@ import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../../src/clock/lease-clock.
 import type { LeaseLostError } from '../../src/errors/lease-lost.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
 import { decodeLeaseValue } from '../../src/keys/lease-value.js';
-import { POLICY } from '../../src/transport/policy.js';
+import { POLICY } from '../../src/policy.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { SUSPENDED_HOLDER_ENV, type SuspendedHolderConfig, type SuspendedHolderMessage } from './support/suspended-holder-process.js';

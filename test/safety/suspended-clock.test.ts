@@ -5,7 +5,7 @@ import type { RecordedOp } from '../../history/types.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
 import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../../src/clock/lease-clock.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
-import { POLICY } from '../../src/transport/policy.js';
+import { POLICY } from '../../src/policy.js';
 import { MonotonicOnlyClock } from '../chaos/broken/monotonic-only-clock.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
