@@ -1,8 +1,7 @@
-import { ExponentialBackoff } from 'cockatiel';
-
 /**
- * Every fault-handling setting in one place, with its reason. The provider's options override the first two
- * (`deadlineMs`, `attemptTimeoutMs`) and the batch size; the rest are fixed here.
+ * Every fault-handling setting of the library in one place, with its reason. The provider's options override the
+ * first two (`deadlineMs`, `attemptTimeoutMs`) and the batch size; the rest are fixed here. This module imports
+ * nothing: every layer may read it.
  */
 export const POLICY = {
   /** Overall deadline of one call, retries included. */
@@ -22,6 +21,14 @@ export const POLICY = {
   deviationWeight: 4,
   /** Each attempt of one call that timed out doubles the next attempt's timeout (up to the call's deadline). */
   timeoutGrowth: 2,
+  /**
+   * The timeout shared by every call grows at most this many times over the estimate before an answer comes
+   * (transport/attempt-timeout.ts). Twice is enough for the first answers of a cluster whose commits just became
+   * slower than the floor to arrive and teach the estimate; more would let a hung member's timeouts, during an
+   * election when few answers come, stretch every call's attempts until one stuck attempt eats most of a deadline
+   * (a call's own timeouts still double its own).
+   */
+  sharedTimeoutGrowthMax: 2,
   /** Decorrelated jitter between attempts spreads the retries of many clients after a leader loss. */
   backoff: { initialDelayMs: 10, maxDelayMs: 100 },
   /**
@@ -34,6 +41,13 @@ export const POLICY = {
    * member silent, all take attempts.
    */
   health: { probeEveryMs: 1000, silentAfterShare: 0.5 },
+  /**
+   * TLS diagnosis of failed connections (transport/tls-diagnosis.ts): one probe's verdict answers every failure for
+   * `verdictReuseMs` (probing is cheap, but not per failed attempt); a failing attempt waits at most `waitMs` for a
+   * probe in flight — a TLS mistake answers within a handshake (a few ms on a LAN), an outage answers nothing until
+   * the probe times out, and the retry must not wait for that.
+   */
+  tlsProbe: { verdictReuseMs: 3000, waitMs: 250 },
   /** Group commit: sub-transactions per etcd Txn, Txns in flight, bytes per Txn (etcd accepts 1.5 MiB). */
   batch: { maxBatchSize: 64, maxInFlight: 4, maxBatchBytes: 1024 * 1024 },
   /**
@@ -44,20 +58,43 @@ export const POLICY = {
   renewCoalesceMs: 250,
   /** How often a request is re-run when the key changed under it within one attempt (release chasing a rewrite). */
   maxStepsPerAttempt: 4,
+  /** How many ids one pooled-lease grant tries when etcd already knows the chosen one (each try costs a round trip). */
+  grantIdTries: 8,
+  /**
+   * How far above its granted TTL a lease's remaining TTL may legitimately be (leases/lease-ttl.ts): after a leader
+   * change the new leader adds its election timeout, and spreads expiries. 10 s covers election timeouts up to 10 s;
+   * a larger answer (a just-elected leader's placeholder) is unknown.
+   */
+  ttlAnswerMarginS: 10,
   /**
    * `waitForLease`/`hold` (waiting/schedule.ts): the watch is what wakes a waiter; a re-check every half TTL within
-   * these bounds is the safety net for a watch that stalls without an error, and failed attempts back off between
-   * these bounds.
+   * these bounds is the safety net for a watch that stalls without an error (a stream stalled on a partitioned
+   * member, an event missed after the server compacted history).
    */
-  waiting: { recheckMinMs: 1000, recheckMaxMs: 5000, errorBackoffFirstMs: 100, errorBackoffMaxMs: 2000 },
+  waiting: { recheckMinMs: 1000, recheckMaxMs: 5000 },
   /**
-   * A `hold()` handle whose window looks over only because the wall clock jumped ahead (a suspend, or a forward
-   * step: the process cannot tell) asks etcd with a renew of this deadline before it gives up (handles/held-lease.ts).
-   * A step must not end every handle; after a real suspend the renew answers false (or cannot reach etcd) within it.
+   * Work that retries on its own, with no caller waiting on each try — a waiter's failed attempts
+   * (waiting/schedule.ts), a subscription or group membership re-established (pubsub/watch/retry-forever.ts), the
+   * group session granted again (pubsub/groups/session.ts), a held lease's failed renewals (handles/renew-schedule.ts,
+   * which stop at halfway to the window's end instead of `maxMs`) — pauses from `firstMs`, doubling up to `maxMs`:
+   * soon after a blip, and no more than one try in two seconds per loop through an outage.
    */
-  clockJumpRenewMs: 500,
-  /** The CLI talks to a cluster an operator points it at: a longer attempt floor, within its --timeout. */
-  cliAttemptTimeoutMs: 1000,
+  errorBackoff: { firstMs: 100, maxMs: 2000 },
+  /**
+   * Suspends and wall-clock steps (clock/lease-clock.ts). A reading that moved the wall clock `thresholdMs` further
+   * than the monotonic one is a jump. While anyone listens for jumps the clock reads itself every `checkEveryMs`:
+   * Node's timers run on the monotonic clock, so after a suspend every timer is late by the suspend's length, and the
+   * first tick after resuming notices it. A `hold()` handle whose window looks over only because of a jump (a
+   * suspend, or a forward step: the process cannot tell) asks etcd with a renew of `renewMs` deadline before it gives
+   * up (handles/held-lease.ts): a step must not end every handle; after a real suspend the renew answers false (or
+   * cannot reach etcd) within it.
+   */
+  clockJump: { thresholdMs: 50, checkEveryMs: 250, renewMs: 500 },
+  /**
+   * A `hold()` handle stops believing it holds the key this long before its window ends (handles/renew-schedule.ts):
+   * the TTL over `ttlDivisor` (a tenth), at most `maxMs`, because timers fire late, never early.
+   */
+  expiryMargin: { ttlDivisor: 10, maxMs: 250 },
   /**
    * Largest response the client accepts: what etcd itself may send (its gRPC send limit is 2^31 − 1 bytes, the value
    * etcd's Go client also receives up to). gRPC's default of 4 MiB refuses a watch catch-up of a few large events —
@@ -66,13 +103,22 @@ export const POLICY = {
    * (src/reads) and event watches ask etcd to split responses above its --max-request-bytes.
    */
   maxReceiveMessageBytes: 2 ** 31 - 1,
+  /** EtcdPubSub's events (src/pubsub). */
+  events: {
+    /**
+     * The one watch stream of an EtcdPubSub (pubsub/watch/watch-stream.ts) is reopened after a failure with jittered
+     * backoff from `reopenFirstMs` doubling to `reopenMaxMs` (etcd3 picks a member each time). A member cut off from
+     * the quorum keeps streams open and silent: a stream that fails `stalledChecks` progress checks in a row is
+     * replaced.
+     */
+    watch: { reopenFirstMs: 10, reopenMaxMs: 1000, stalledChecks: 2 },
+    /** A consumer-group claim that failed (etcd unreachable past its deadline) is tried again this much later. */
+    claimRetryMs: 500,
+    /**
+     * One topic's publish batch (pubsub/publish/topic-queue.ts): `maxEvents` events — one sub-transaction holds a
+     * compare and a put per event, and etcd's --max-txn-ops (128) counts each list — and `maxBytes` of keys and
+     * values, well under the group committer's budget for one transaction (`batch.maxBatchBytes`).
+     */
+    batch: { maxEvents: 64, maxBytes: 512 * 1024 },
+  },
 } as const;
-
-/**
- * The waits between the attempts of one call: decorrelated jitter (cockatiel's default generator) between the
- * bounds above. Attempts are unbounded: the call's deadline ends them (transport/call-runner.ts).
- */
-export function retryBackoff(): ExponentialBackoff<unknown> {
-  return new ExponentialBackoff({ initialDelay: POLICY.backoff.initialDelayMs, maxDelay: POLICY.backoff.maxDelayMs });
-}
-

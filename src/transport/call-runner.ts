@@ -1,10 +1,10 @@
-import type { IBackoff } from 'cockatiel';
+import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 import { GRPCDeadlineExceededError } from 'etcd3';
 import { AttemptTimeout } from './attempt-timeout.js';
 import { CallScope, type CallBudget } from './call-scope.js';
 import { classify } from './classify.js';
 import { endpointFailuresOf, type EndpointFailures } from './endpoint-failures.js';
-import { POLICY, retryBackoff } from '../policy.js';
+import { POLICY } from '../policy.js';
 import type { StopSignal } from './stop-signal.js';
 
 export type { CallBudget } from './call-scope.js';
@@ -20,8 +20,11 @@ export interface AttemptContext {
   signal: StopSignal;
 }
 
-/** Decorrelated-jitter backoff between the attempts of one call (src/policy.ts); each call walks its own sequence. */
-const RETRY_BACKOFF = retryBackoff();
+/**
+ * The waits between the attempts of one call: decorrelated jitter (cockatiel's default generator) between the bounds
+ * of POLICY.backoff; each call walks its own sequence. Attempts are unbounded: the call's deadline ends them.
+ */
+const RETRY_BACKOFF = new ExponentialBackoff({ initialDelay: POLICY.backoff.initialDelayMs, maxDelay: POLICY.backoff.maxDelayMs });
 
 /**
  * Runs one logical operation as a series of attempts (src/policy.ts): jittered backoff between them, an adaptive

@@ -1,6 +1,6 @@
 import { Etcd3 } from 'etcd3';
 import { describe, expect, it } from 'vitest';
-import { TTL_ANSWER_MARGIN_S } from '../../src/leases/lease-ttl.js';
+import { POLICY } from '../../src/policy.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 
 /**
@@ -16,7 +16,7 @@ const TTL_MS = 30_000;
 const KEYS = Array.from({ length: 10 }, (_, i) => `k${i}`);
 const MOVES = 30;
 /** The largest TTL the keys' leases can have: ttl plus the bucket, in whole seconds, plus what a new leader adds. */
-const MOST_MS = (Math.ceil((TTL_MS + 1000) / 1000) + TTL_ANSWER_MARGIN_S) * 1000;
+const MOST_MS = (Math.ceil((TTL_MS + 1000) / 1000) + POLICY.ttlAnswerMarginS) * 1000;
 
 async function moveLeader(clients: Etcd3[]): Promise<void> {
   const leader = await etcd.cluster.leader();
@@ -40,7 +40,7 @@ describe('lease TTLs read while leadership moves', () => {
           const answer = await client.leaseClient.leaseTimeToLive({ ID: leaseIds[i % leaseIds.length]! }).catch(() => undefined);
           if (answer === undefined) continue;
           seen.direct++;
-          if (Number(answer.TTL) > Number(answer.grantedTTL) + TTL_ANSWER_MARGIN_S) seen.directPlaceholder++;
+          if (Number(answer.TTL) > Number(answer.grantedTTL) + POLICY.ttlAnswerMarginS) seen.directPlaceholder++;
         }
       }),
     );

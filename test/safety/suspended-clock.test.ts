@@ -3,7 +3,7 @@ import { waitFor } from '../../cluster/wait-for.js';
 import { checkOverlaps } from '../../history/check-overlaps.js';
 import type { RecordedOp } from '../../history/types.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
-import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../../src/clock/lease-clock.js';
+import { LeaseClock } from '../../src/clock/lease-clock.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
 import { POLICY } from '../../src/policy.js';
 import { MonotonicOnlyClock } from '../chaos/broken/monotonic-only-clock.js';
@@ -55,7 +55,7 @@ async function handleSignalAfterWake(clockFor: ClockFor, waitMs: number): Promis
     const handle = await provider.hold('H', 'A', 3000);
     let abortedAt: number | undefined;
     handle.signal.addEventListener('abort', () => (abortedAt = performance.now()));
-    await new Promise((r) => setTimeout(r, 2 * JUMP_CHECK_INTERVAL_MS)); // the handle is settled in
+    await new Promise((r) => setTimeout(r, 2 * POLICY.clockJump.checkEveryMs)); // the handle is settled in
     await Promise.all(etcd.cluster.members().map((m) => etcd.cluster.cutClient(m.index)));
     // The wall clock is 4 s on, the monotonic clock is not, and no timer has fired — the handle's window (last
     // renew + 3 s) ended while it slept.
@@ -87,11 +87,11 @@ describe('bug 2: a renew right after the machine resumes from a suspend', () => 
 });
 
 describe('a held lease whose window ended while the machine slept, woken with etcd out of reach', () => {
-  // Timer lateness on a loaded 2-core machine, not the provider: the check itself runs every JUMP_CHECK_INTERVAL_MS,
+  // Timer lateness on a loaded 2-core machine, not the provider: the check itself runs every POLICY.clockJump.checkEveryMs,
   // and the renew that asks etcd whether the window really ended (a forward clock step looks the same) has
-  // POLICY.clockJumpRenewMs to answer.
+  // POLICY.clockJump.renewMs to answer.
   const SLACK_MS = 500;
-  const BOUND_MS = JUMP_CHECK_INTERVAL_MS + POLICY.clockJumpRenewMs;
+  const BOUND_MS = POLICY.clockJump.checkEveryMs + POLICY.clockJump.renewMs;
 
   it(`real clock: the handle's signal aborts within ${BOUND_MS} ms (+${SLACK_MS} ms slack) of waking`, async () => {
     const after = await handleSignalAfterWake(realClock, 3000);

@@ -4,6 +4,7 @@ import type { LeaseLogger } from '../../config/options.js';
 import { EtcdCompactedError } from '../../errors/compacted.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
 import type { PubSubInstruments, RedeliveryReason } from '../../metrics/instruments.js';
+import { POLICY } from '../../policy.js';
 import { put, remove, type KeyValue } from '../../operations/etcd-txn.js';
 import type { CallScope } from '../../transport/call-scope.js';
 import { parseTopicEntry, type EventKeys } from '../keys/event-keys.js';
@@ -43,8 +44,6 @@ interface Handling {
   timer?: NodeJS.Timeout;
   settled: boolean;
 }
-
-const CLAIM_ERROR_BACKOFF_MS = 500;
 
 /**
  * This process's member of one consumer group on one topic (all local callbacks of the group share it, served
@@ -353,7 +352,7 @@ export class GroupConsumer {
     } catch (error) {
       if (this.stopped) return;
       this.deps.logger.debug?.('claim failed; trying again', { topic, group, error });
-      this.later(id, CLAIM_ERROR_BACKOFF_MS);
+      this.later(id, POLICY.events.claimRetryMs);
     } finally {
       this.attempting.delete(id);
       scope.dispose();

@@ -7,10 +7,11 @@ import { EtcdUnavailableError } from '../../errors/unavailable.js';
 import type { LeasePool } from '../../leases/lease-pool.js';
 import type { PubSubInstruments } from '../../metrics/instruments.js';
 import { errorType } from '../../metrics/error-type.js';
+import { POLICY } from '../../policy.js';
 import type { CallScope } from '../../transport/call-scope.js';
 import type { EventKeys } from '../keys/event-keys.js';
 import { clearTopicTxn, decodePublishBatch, publishBatchTxn } from './batch-txn.js';
-import { DEFAULT_BATCH_LIMITS, TopicQueue, type QueuedClear, type QueuedEvent } from './topic-queue.js';
+import { TopicQueue, type QueuedClear, type QueuedEvent } from './topic-queue.js';
 
 /** What the publisher needs to be told about one event; it is already encoded and size-checked. */
 export interface OutgoingEvent {
@@ -147,7 +148,7 @@ export class Publisher {
     this.pending.add(item);
     let queue = this.queues.get(topic);
     if (!queue) {
-      queue = new TopicQueue<Pending>({ ...DEFAULT_BATCH_LIMITS, writeBehindFlushMs: this.deps.writeBehindFlushMs });
+      queue = new TopicQueue<Pending>({ ...POLICY.events.batch, writeBehindFlushMs: this.deps.writeBehindFlushMs });
       this.queues.set(topic, queue);
     }
     queue.push(item);
