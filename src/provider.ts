@@ -17,7 +17,7 @@ import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
 import { hold } from './handles/hold.js';
 import type { LeaseHandle } from './handles/lease-handle.js';
 import type { LeaseProviderContract } from './lease-provider-contract.js';
-import { checkMetadata, splitMetadata } from './keys/call-arguments.js';
+import { checkMetadata, splitMetadata } from './config/call-arguments.js';
 import { checkEntrySize, checkText, encodeKey } from './keys/key-codec.js';
 import { decodeLeaseValue, encodeLeaseValue } from './keys/lease-value.js';
 import { checkTtl } from './keys/ttl.js';

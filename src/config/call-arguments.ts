@@ -1,4 +1,4 @@
-import type { LeaseCallOptions } from '../config/call-options.js';
+import type { LeaseCallOptions } from './call-options.js';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 
 /**
