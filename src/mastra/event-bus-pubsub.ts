@@ -2,14 +2,14 @@ import { PubSub } from '@mastra/core/events';
 import type { Event, EventCallback, PubSubDeliveryMode, SubscribeOptions } from '@mastra/core/events';
 
 import type { LeaseLogger } from '../config/options.js';
-import type { BusCallOptions, BusPublishOptions, EtcdEventBus } from '../pubsub/event-bus.js';
+import type { BusCallOptions, BusPublishOptions, EtcdEventBus } from '../pubsub/etcd-event-bus.js';
 import type { PublishedEvent } from '../pubsub/options.js';
 
 /**
- * The event half of `EtcdPubSub` as a Mastra `PubSub`: every member of the 1.71 class, answered by the etcd event
- * bus. `EtcdPubSub` pairs it with the lease provider the way `withEtcdLeases` pairs any pubsub with one.
+ * The etcd event bus as a Mastra `PubSub`, events only: every member of the 1.71 class, answered by `EtcdEventBus`.
+ * `EtcdPubSub` pairs it with the lease provider the way `withEtcdLeases` pairs any pubsub with one.
  */
-export class EtcdEventPubSub extends PubSub {
+export class EventBusPubSub extends PubSub {
   private batchNoted = false;
 
   constructor(

@@ -4,7 +4,7 @@ import type { EventCallback, LeaseProvider } from '@mastra/core/events';
 import { describe, expect, it } from 'vitest';
 
 import { RecordingPubSub } from '../../test/mastra/support/recording-pubsub.js';
-import { EtcdLeasedPubSub } from './etcd-leased-pubsub.js';
+import { PubSubWithLeases } from './pubsub-with-leases.js';
 
 const KEY = 'resource\u0000thread';
 const cb: EventCallback = () => {};
@@ -12,7 +12,7 @@ const cb: EventCallback = () => {};
 function setup() {
   const events = new RecordingPubSub();
   const leases = new EventEmitterPubSub();
-  const pubsub = new EtcdLeasedPubSub(events, leases);
+  const pubsub = new PubSubWithLeases(events, leases);
   return { events, leases, pubsub };
 }
 
@@ -21,9 +21,9 @@ function pubSubMembers(): string[] {
   return Object.getOwnPropertyNames(PubSub.prototype).filter((name) => name !== 'constructor');
 }
 
-describe('EtcdLeasedPubSub: event delivery', () => {
+describe('PubSubWithLeases: event delivery', () => {
   it('overrides every member of the installed PubSub base class except the protected offset hook', () => {
-    const own = new Set(Object.getOwnPropertyNames(EtcdLeasedPubSub.prototype));
+    const own = new Set(Object.getOwnPropertyNames(PubSubWithLeases.prototype));
     const missing = pubSubMembers().filter((name) => !own.has(name) && name !== 'onUnsupportedOffset');
     // A new member in a future @mastra/core would silently fall back to the base default
     // (e.g. "no history"): this fails first.
@@ -91,12 +91,12 @@ describe('EtcdLeasedPubSub: event delivery', () => {
     const events = new RecordingPubSub();
     const failure = new Error('broker down');
     events.publish = () => Promise.reject(failure);
-    const pubsub = new EtcdLeasedPubSub(events, new EventEmitterPubSub());
+    const pubsub = new PubSubWithLeases(events, new EventEmitterPubSub());
     await expect(pubsub.publish('t', { type: 't', data: null, runId: 'r' })).rejects.toBe(failure);
   });
 
   it('delivers events end to end through a real EventEmitterPubSub', async () => {
-    const pubsub = new EtcdLeasedPubSub(new EventEmitterPubSub(), new EventEmitterPubSub());
+    const pubsub = new PubSubWithLeases(new EventEmitterPubSub(), new EventEmitterPubSub());
     const seen: unknown[] = [];
     await pubsub.subscribe('topic', (event) => void seen.push(event.data));
     await pubsub.publish('topic', { type: 't', data: 42, runId: 'r' });
@@ -111,7 +111,7 @@ describe('EtcdLeasedPubSub: event delivery', () => {
   });
 });
 
-describe('EtcdLeasedPubSub: leases', () => {
+describe('PubSubWithLeases: leases', () => {
   it('is a PubSub and a LeaseProvider by Mastra’s own checks', () => {
     const { pubsub } = setup();
     expect(pubsub).toBeInstanceOf(PubSub);
@@ -128,7 +128,7 @@ describe('EtcdLeasedPubSub: leases', () => {
     // it would leave a trace there.
     const events = new EventEmitterPubSub();
     const leases = new EventEmitterPubSub();
-    const pubsub = new EtcdLeasedPubSub(events, leases);
+    const pubsub = new PubSubWithLeases(events, leases);
 
     expect(await pubsub.acquireLease(KEY, 'run-a', 10_000)).toEqual({ acquired: true, owner: 'run-a' });
     expect(await leases.getLeaseOwner(KEY)).toBe('run-a');
@@ -156,7 +156,7 @@ describe('EtcdLeasedPubSub: leases', () => {
       renewLease: async (...args) => (calls.push(['renewLease', ...args]), true),
       transferLease: async (...args) => (calls.push(['transferLease', ...args]), true),
     };
-    const pubsub = new EtcdLeasedPubSub(new RecordingPubSub(), provider);
+    const pubsub = new PubSubWithLeases(new RecordingPubSub(), provider);
     const owner = 'x'.repeat(2048);
     await pubsub.acquireLease(KEY, owner, 15_000);
     await pubsub.getLeaseOwner(KEY);
@@ -191,7 +191,7 @@ describe('EtcdLeasedPubSub: leases', () => {
   });
 });
 
-describe('EtcdLeasedPubSub: run metadata (Mastra after 1.71)', () => {
+describe('PubSubWithLeases: run metadata (Mastra after 1.71)', () => {
   /** Records every call and keeps metadata, like EtcdLeaseProvider. */
   function metadataProvider() {
     const calls: unknown[][] = [];
@@ -212,9 +212,9 @@ describe('EtcdLeasedPubSub: run metadata (Mastra after 1.71)', () => {
 
   it('passes metadata to the provider unchanged, on the wrapper and on getLeaseProvider()', async () => {
     const { calls, provider } = metadataProvider();
-    for (const pubsub of [new EtcdLeasedPubSub(new RecordingPubSub(), provider), new EtcdLeasedPubSub(new RecordingPubSub(), provider, { onAcquireError: 'deny' })]) {
+    for (const pubsub of [new PubSubWithLeases(new RecordingPubSub(), provider), new PubSubWithLeases(new RecordingPubSub(), provider, { onAcquireError: 'deny' })]) {
       calls.length = 0;
-      const leases = pubsub.getLeaseProvider() as unknown as EtcdLeasedPubSub;
+      const leases = pubsub.getLeaseProvider() as unknown as PubSubWithLeases;
       for (const target of [pubsub, leases]) {
         await target.acquireLease(KEY, 'o', 1000, 'run-1');
         await target.renewLease(KEY, 'o', 1000, 'run-1');
@@ -234,30 +234,30 @@ describe('EtcdLeasedPubSub: run metadata (Mastra after 1.71)', () => {
   });
 
   it('offers getLeaseRecord only when the provider keeps metadata, so Mastra never assumes it does', () => {
-    const withoutRecords = new EtcdLeasedPubSub(new RecordingPubSub(), new EventEmitterPubSub(), { onLeaseError: () => {} });
+    const withoutRecords = new PubSubWithLeases(new RecordingPubSub(), new EventEmitterPubSub(), { onLeaseError: () => {} });
     expect('getLeaseRecord' in withoutRecords).toBe(false);
     expect('getLeaseRecord' in (withoutRecords.getLeaseProvider() as object)).toBe(false);
-    const withRecords = new EtcdLeasedPubSub(new RecordingPubSub(), metadataProvider().provider, { onLeaseError: () => {} });
+    const withRecords = new PubSubWithLeases(new RecordingPubSub(), metadataProvider().provider, { onLeaseError: () => {} });
     expect(typeof withRecords.getLeaseRecord).toBe('function');
     expect(typeof (withRecords.getLeaseProvider() as { getLeaseRecord?: unknown }).getLeaseRecord).toBe('function');
   });
 });
 
-describe('EtcdLeasedPubSub: construction', () => {
+describe('PubSubWithLeases: construction', () => {
   it('rejects a pubsub that is not one, naming the parameter', () => {
-    expect(() => new EtcdLeasedPubSub({} as PubSub, new EventEmitterPubSub())).toThrow(/^pubsub: /);
-    expect(() => new EtcdLeasedPubSub(undefined as unknown as PubSub, new EventEmitterPubSub())).toThrow(TypeError);
+    expect(() => new PubSubWithLeases({} as PubSub, new EventEmitterPubSub())).toThrow(/^pubsub: /);
+    expect(() => new PubSubWithLeases(undefined as unknown as PubSub, new EventEmitterPubSub())).toThrow(TypeError);
   });
 
   it('rejects a lease provider without all five methods, naming the parameter', () => {
     const partial = { acquireLease: async () => ({ acquired: true }) } as unknown as LeaseProvider;
-    expect(() => new EtcdLeasedPubSub(new RecordingPubSub(), partial)).toThrow(/^leases: .*transferLease/);
+    expect(() => new PubSubWithLeases(new RecordingPubSub(), partial)).toThrow(/^leases: .*transferLease/);
   });
 
   it('rejects an unknown onAcquireError policy', () => {
     expect(
       () =>
-        new EtcdLeasedPubSub(new RecordingPubSub(), new EventEmitterPubSub(), {
+        new PubSubWithLeases(new RecordingPubSub(), new EventEmitterPubSub(), {
           onAcquireError: 'ignore' as 'throw',
         }),
     ).toThrow(/^options\.onAcquireError: /);

@@ -11,8 +11,8 @@ import type { WithEtcdLeasesOptions } from './options.js';
 export type ClosableLeaseProvider = LeaseProvider & { close?(): Promise<void> };
 
 /**
- * A Mastra `PubSub` that delivers events through another pubsub and coordinates leases
- * through a separate lease provider (etcd).
+ * A Mastra `PubSub` that delivers events through one pubsub and takes leases from a separate lease provider: what
+ * `withEtcdLeases` returns, and what `EtcdPubSub` is.
  *
  * Mastra's runtime resolves the lease provider of its configured pubsub by calling
  * `getLeaseProvider()` when the pubsub has one, and otherwise by duck-typing the five lease
@@ -26,7 +26,7 @@ export type ClosableLeaseProvider = LeaseProvider & { close?(): Promise<void> };
  * such as `mastra.pubsub` wrap pubsubs in a `Proxy`, and `#private` access through a proxy
  * that does not re-bind `this` throws.
  */
-export class EtcdLeasedPubSub extends PubSub implements LeaseProvider {
+export class PubSubWithLeases extends PubSub implements LeaseProvider {
   private readonly events: PubSub;
   private readonly provider: ClosableLeaseProvider;
   private readonly leases: LeaseRecordProvider;
@@ -169,7 +169,7 @@ export class EtcdLeasedPubSub extends PubSub implements LeaseProvider {
     if (this.closeLeaseProvider && typeof provider.close === 'function') await attempt(() => provider.close!());
     if (errors.length === 1) throw errors[0];
     if (errors.length > 1) {
-      throw new AggregateError(errors, 'EtcdLeasedPubSub.close: both the pubsub and the lease provider failed to close');
+      throw new AggregateError(errors, 'PubSubWithLeases.close: both the pubsub and the lease provider failed to close');
     }
   }
 }

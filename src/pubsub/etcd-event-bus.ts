@@ -56,9 +56,9 @@ interface GroupEntry {
 }
 
 /**
- * Mastra's event semantics on etcd, without Mastra at run time (only its types): publish, fan-out and grouped
- * subscriptions across processes, replay of the retained window, clearTopic, history. `EtcdPubSub` adapts it to
- * Mastra's `PubSub` class. It shares an `EtcdCore` (client, runner, group committer, clock) with the lease provider,
+ * The etcd event bus: Mastra's event semantics on etcd, without Mastra at run time (only its types) — publish, fan-out
+ * and grouped subscriptions across processes, replay of the retained window, clearTopic, history. `EventBusPubSub`
+ * (src/mastra) adapts it to Mastra's `PubSub` class. It shares an `EtcdCore` (client, runner, group committer, clock) with the lease provider,
  * so one consensus round carries lease renewals and events together.
  */
 export class EtcdEventBus {
