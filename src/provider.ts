@@ -43,6 +43,12 @@ import type { WaitForLeaseOptions, WaitForLeaseResult } from './waiting/wait-opt
 import { waitForLease } from './waiting/wait-for-lease.js';
 
 /**
+ * Internals for the provider `createLeaseProvider` is building. Handed over synchronously and taken by the constructor
+ * first, before any code of the caller's (an options getter, a logger) could build another provider in between.
+ */
+let pendingInternals: ProviderInternals | undefined;
+
+/**
  * Mastra's `LeaseProvider` on etcd: one key per lease under `prefix`, the owner (and run metadata, if any) as its
  * value, attached to a shared etcd lease whose expiry is never earlier than the caller's `ttlMs`.
  * Every ownership check is a compare inside the same etcd transaction as the write it guards; docs/design.md
@@ -68,7 +74,9 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   /** What inspect/JSON show: settings with secrets redacted (the etcd3 client inside holds them in clear). */
   private readonly description: Record<string, unknown>;
 
-  constructor(options: EtcdLeaseProviderOptions, internals: ProviderInternals = {}) {
+  constructor(options: EtcdLeaseProviderOptions) {
+    const internals = pendingInternals ?? {};
+    pendingInternals = undefined;
     this.core = internals.core ?? new EtcdCore(options, internals.clock);
     this.ownsCore = internals.core === undefined;
     this.closedAs = internals.closedAs ?? 'EtcdLeaseProvider';
@@ -360,6 +368,20 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
 
   private assertOpen(operation: string): void {
     if (this.closed) throw new ProviderClosedError(operation, this.closedAs);
+  }
+}
+
+/**
+ * An `EtcdLeaseProvider` with seams inside the package (provider-internals.ts): the core of an EtcdPubSub; for the
+ * test suite, the clock, the transaction shapes and the lease-id tag. Not exported from the package entry, so the
+ * public constructor takes options alone.
+ */
+export function createLeaseProvider(options: EtcdLeaseProviderOptions, internals: ProviderInternals): EtcdLeaseProvider {
+  pendingInternals = internals;
+  try {
+    return new EtcdLeaseProvider(options);
+  } finally {
+    pendingInternals = undefined;
   }
 }
 

@@ -4,7 +4,7 @@ import { describeSettings } from '../config/redact.js';
 import { resolveOptions } from '../config/resolve-options.js';
 import { EtcdCore } from '../core/etcd-core.js';
 import { ProviderClosedError } from '../errors/closed.js';
-import { EtcdLeaseProvider } from '../provider.js';
+import { createLeaseProvider, type EtcdLeaseProvider } from '../provider.js';
 import { EtcdEventBus } from '../pubsub/etcd-event-bus.js';
 import { resolveEventOptions } from '../pubsub/resolve-options.js';
 import { PubSubWithLeases } from './pubsub-with-leases.js';
@@ -35,7 +35,7 @@ export class EtcdPubSub extends PubSubWithLeases {
     let provider: EtcdLeaseProvider;
     let bus: EtcdEventBus;
     try {
-      provider = new EtcdLeaseProvider(options, { core, closedAs: 'EtcdPubSub' });
+      provider = createLeaseProvider(options, { core, closedAs: 'EtcdPubSub' });
       bus = new EtcdEventBus(core, events, options.meterProvider);
     } catch (error) {
       core.close(new ProviderClosedError('construct', 'EtcdPubSub'));

@@ -6,6 +6,7 @@ import { waitFor } from '../../cluster/wait-for.js';
 import { LeaseClock } from '../../src/clock/lease-clock.js';
 import type { LeaseLostError } from '../../src/errors/lease-lost.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
+import { createLeaseProvider } from '../../src/provider.js';
 import { decodeLeaseValue } from '../../src/keys/lease-value.js';
 import { POLICY } from '../../src/policy.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
@@ -25,7 +26,7 @@ const TTL_MS = 3000;
 async function heldOnJumpableClock() {
   const source = new SuspendableClock();
   const prefix = etcd.uniquePrefix();
-  const provider = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { clock: new LeaseClock(source) });
+  const provider = createLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { clock: new LeaseClock(source) });
   const handle = await provider.hold('H', 'A', TTL_MS);
   await new Promise((r) => setTimeout(r, 2 * POLICY.clockJump.checkEveryMs)); // the handle is settled in
   const stored = async () => (await etcd.rawClient().get(`${prefix}H`).exec()).kvs[0];

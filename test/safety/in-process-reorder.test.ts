@@ -5,6 +5,7 @@ import type { RecordedOp } from '../../history/types.js';
 import { OPERATIONS, type OperationSet } from '../../src/calls/operation-set.js';
 import { KeyLanes } from '../../src/commit/key-lanes.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
+import { createLeaseProvider } from '../../src/provider.js';
 import { PRE_FIX_RENEW } from '../chaos/broken/pre-fix-renew.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { bWon, contendedKey, KEY } from './support/contended-key.js';
@@ -55,7 +56,7 @@ async function overlappingRenews(variant: Variant): Promise<{ history: RecordedO
       ];
   const prefix = etcd.uniquePrefix();
   const { client, failNextTxn } = clientFailingNextTxn(etcd.cluster.endpoints());
-  const a = new EtcdLeaseProvider({ client, prefix }, { operations: { ...OPERATIONS, renew: variant.renew } });
+  const a = createLeaseProvider({ client, prefix }, { operations: { ...OPERATIONS, renew: variant.renew } });
   const b = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix });
   try {
     const history = await contendedKey({ a, b }, TTL_MS, async ({ a }) => {

@@ -5,6 +5,7 @@ import type { RecordedOp } from '../../history/types.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
 import { LeaseClock } from '../../src/clock/lease-clock.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
+import { createLeaseProvider } from '../../src/provider.js';
 import { POLICY } from '../../src/policy.js';
 import { MonotonicOnlyClock } from '../chaos/broken/monotonic-only-clock.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
@@ -32,7 +33,7 @@ const monotonicOnly: ClockFor = (source) => new MonotonicOnlyClock(source);
 async function renewAfterSuspend(clockFor: ClockFor): Promise<{ history: RecordedOp[]; renew: RecordedOp }> {
   const prefix = etcd.uniquePrefix();
   const source = new SuspendableClock();
-  const a = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { clock: clockFor(source) });
+  const a = createLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { clock: clockFor(source) });
   const b = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix });
   const history = await contendedKey({ a, b }, TTL_MS, async ({ a }) => {
     source.freeze(); // A's machine sleeps: it makes no call, its monotonic clock stands still
@@ -50,7 +51,7 @@ async function renewAfterSuspend(clockFor: ClockFor): Promise<{ history: Recorde
  */
 async function handleSignalAfterWake(clockFor: ClockFor, waitMs: number): Promise<number | undefined> {
   const source = new SuspendableClock();
-  const provider = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix: etcd.uniquePrefix() }, { clock: clockFor(source) });
+  const provider = createLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix: etcd.uniquePrefix() }, { clock: clockFor(source) });
   try {
     const handle = await provider.hold('H', 'A', 3000);
     let abortedAt: number | undefined;

@@ -1,7 +1,7 @@
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
 import { OPERATIONS, type OperationSet } from '../../../src/calls/operation-set.js';
 import { read, remove, valueIs } from '../../../src/operations/etcd-txn.js';
-import { EtcdLeaseProvider } from '../../../src/index.js';
+import { createLeaseProvider } from '../../../src/provider.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks rule 3: release compares only the owner, so a late release deletes a later tenure of the same owner string.
@@ -11,4 +11,4 @@ export const PRE_FIX_RELEASE: OperationSet['release'] = {
 };
 
 export const preFixRelease: ProviderFactory = (options, clock) =>
-  new EtcdLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, release: PRE_FIX_RELEASE } });
+  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, release: PRE_FIX_RELEASE } });

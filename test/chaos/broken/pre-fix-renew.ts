@@ -1,7 +1,7 @@
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
 import { OPERATIONS, type OperationSet } from '../../../src/calls/operation-set.js';
 import { put, rangeValue, read, valueIs } from '../../../src/operations/etcd-txn.js';
-import { EtcdLeaseProvider } from '../../../src/index.js';
+import { createLeaseProvider } from '../../../src/provider.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks rule 1: renew compares only the owner and puts the key on the call's lease, so a late renew moves it back onto an earlier-ending lease.
@@ -15,4 +15,4 @@ export const PRE_FIX_RENEW: OperationSet['renew'] = {
 };
 
 export const preFixRenew: ProviderFactory = (options, clock) =>
-  new EtcdLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, renew: PRE_FIX_RENEW } });
+  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, renew: PRE_FIX_RENEW } });
