@@ -7,7 +7,7 @@ import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';
 import type { LeaseRequest } from './lease-request.js';
 
-export type AcquireAnswer = { acquired: true; revision: string } | { acquired: false; holder?: Buffer };
+type AcquireAnswer = { acquired: true; revision: string } | { acquired: false; holder?: Buffer };
 
 /**
  * One attempt of acquireLease: take or refresh (operations/acquire.ts), settling a foreign lease if need be.

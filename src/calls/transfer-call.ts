@@ -4,7 +4,7 @@ import { adoptForeign } from './adopt-foreign.js';
 import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';
 
-export interface TransferRequest {
+interface TransferRequest {
   readonly etcdKey: Buffer;
   readonly from: Buffer;
   readonly to: Buffer;

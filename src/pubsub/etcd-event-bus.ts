@@ -39,7 +39,7 @@ export interface BusPublishOptions extends BusCallOptions {
   localOnly?: boolean;
 }
 
-export interface BusSubscribeOptions extends BusCallOptions {
+interface BusSubscribeOptions extends BusCallOptions {
   group?: string;
   startFrom?: 'earliest' | 'latest';
 }

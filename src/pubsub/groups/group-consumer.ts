@@ -17,7 +17,7 @@ import { readGroupSnapshot } from './group-snapshot.js';
 import { encodeMemberState, GroupState, type ClaimReason, type Decision, type MemberState } from './group-state.js';
 import type { Session } from './session.js';
 
-export interface GroupConsumerDeps {
+interface GroupConsumerDeps {
   core: EtcdCore;
   stream: WatchStream;
   session: Session;

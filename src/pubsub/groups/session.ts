@@ -7,7 +7,7 @@ import { leaveStream, type GrpcDuplex } from '../watch/watch-stream.js';
 
 type KeepAliveStream = GrpcDuplex<ILeaseKeepAliveRequest>;
 
-export interface SessionListener {
+interface SessionListener {
   /** The session lease is gone or cannot be shown alive: this process's member keys are (or will soon be) gone. */
   lost(): void;
   /** A new session lease exists: register again on it. */

@@ -14,7 +14,7 @@ import { clearTopicTxn, decodePublishBatch, publishBatchTxn } from './batch-txn.
 import { TopicQueue, type QueuedClear, type QueuedEvent } from './topic-queue.js';
 
 /** What the publisher needs to be told about one event; it is already encoded and size-checked. */
-export interface OutgoingEvent {
+interface OutgoingEvent {
   topic: string;
   key: Buffer;
   value: Buffer;
@@ -35,7 +35,7 @@ type Pending = (QueuedEvent | QueuedClear) & {
   readonly done: Promise<void>;
 };
 
-export interface PublisherDeps {
+interface PublisherDeps {
   core: EtcdCore;
   keys: EventKeys;
   pool: LeasePool;

@@ -16,7 +16,7 @@ export interface QueuedClear {
   readonly queuedAt: number;
 }
 
-export type QueuedItem = QueuedEvent | QueuedClear;
+type QueuedItem = QueuedEvent | QueuedClear;
 
 /** The bounds of one batch (POLICY.events.batch says why they are what they are). */
 export interface BatchLimits {

@@ -10,7 +10,7 @@ import { untilStopped, type StopSignal } from '../../transport/stop-signal.js';
 import { FragmentJoiner } from './fragment-joiner.js';
 
 /** What one watch covers: every key starting with `prefix`. */
-export interface WatchSpec {
+interface WatchSpec {
   prefix: Buffer;
   /** Deliver deletions too (consumer groups need them; fan-out does not). */
   deletes: boolean;
@@ -49,7 +49,7 @@ export type GrpcDuplex<Req> = EventEmitter & { write(request: Req): boolean; end
 type Stream = GrpcDuplex<IWatchRequest>;
 
 
-export interface WatchStreamOptions extends Partial<WatchStreamTuning> {
+interface WatchStreamOptions extends Partial<WatchStreamTuning> {
   /** A linearizable read of the cluster revision; also renews an expired auth token (etcd3 does so only on unary calls). */
   readRevision: () => Promise<string>;
   /** Stalled-stream check interval (ms). */
