@@ -1,9 +1,9 @@
-import { TaskCancelledError } from 'cockatiel';
-import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
 import type { LeaseClock } from '../clock/lease-clock.js';
 import type { GroupCommitter } from '../commit/group-committer.js';
 import type { KeyLanes } from '../commit/key-lanes.js';
 import type { PooledLease } from '../leases/lease-choice.js';
+import { LeasedWrites } from '../leases/leased-writes.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TimeToLiveAnswer } from '../leases/lease-ttl.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
@@ -36,7 +36,11 @@ export interface BackendParts {
  * the group committer.
  */
 export class LeaseBackend {
-  constructor(readonly parts: BackendParts) {}
+  private readonly writes: LeasedWrites;
+
+  constructor(readonly parts: BackendParts) {
+    this.writes = new LeasedWrites(parts.committer, parts.pool);
+  }
 
   get clock(): LeaseClock {
     return this.parts.clock;
@@ -67,7 +71,7 @@ export class LeaseBackend {
     // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
     const leave = lanes.tryEnter(keyId);
     if (leave === undefined) return this.writeAfterTurn(scope, keyId, attempt);
-    // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
+    // Every wait of an attempt ends with its signal (the committer's submit, a grant's, the TTL read's): no race needed.
     return runner.attempts(scope, attempt, true).finally(() => {
       leave();
       scope.dispose();
@@ -99,27 +103,15 @@ export class LeaseBackend {
    * once its grant answers — or rejects when the call ends first.
    */
   leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
-    const lease = this.parts.pool.leaseFor(ttlMs, sentAt);
-    if (!(lease instanceof Promise)) return lease;
-    return untilStopped(attempt.signal, lease).then((granted) => {
-      // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
-      if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
-      return granted;
-    });
+    return this.writes.granted(this.parts.pool.leaseFor(ttlMs, sentAt), attempt);
   }
 
   /**
    * One transaction through the group committer, as part of `attempt`. `mayWaitMs` > 0 (renews only) lets it wait
    * that long for other operations to share its transaction.
    */
-  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, mayWaitMs = 0): Promise<TxnOutcome> {
-    try {
-      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal, mayWaitMs);
-    } catch (error) {
-      // etcd no longer knows the lease (revoked, or lost with the cluster's data): drop it so the retry picks another.
-      if (lease !== undefined && error instanceof EtcdLeaseInvalidError) this.parts.pool.invalidate(lease.id);
-      throw error;
-    }
+  commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, mayWaitMs = 0): Promise<TxnOutcome> {
+    return this.writes.commit(etcdKey, txn, attempt, lease?.id, mayWaitMs);
   }
 
   /**
