@@ -13,7 +13,6 @@ import type { GroupCommitter } from './commit/group-committer.js';
 import { KeyLanes } from './commit/key-lanes.js';
 import { describeSettings } from './config/redact.js';
 import { ProviderClosedError, type ClosedObject } from './errors/closed.js';
-import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
 import { hold } from './handles/hold.js';
 import type { LeaseHandle } from './handles/lease-handle.js';
 import type { LeaseProviderContract } from './lease-provider-contract.js';
@@ -24,8 +23,7 @@ import { checkTtl } from './keys/ttl.js';
 import { LeaseTtlUnknownError } from './errors/ttl-unknown.js';
 import { LeaseIdSpace } from './leases/lease-id.js';
 import { isPlausible } from './leases/lease-ttl.js';
-import { LeasePool } from './leases/lease-pool.js';
-import { grantPooledLease } from './leases/grant.js';
+import type { LeasePool } from './leases/lease-pool.js';
 import type { LeaseObserver } from './metrics/observer.js';
 import { decodeRead, readTxn, type StoredLease } from './operations/read-lease.js';
 import type { EtcdLeaseProviderOptions } from './config/options.js';
@@ -82,18 +80,10 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
     this.closedAs = internals.closedAs ?? 'EtcdLeaseProvider';
     this.options = this.core.options;
     this.description = describeSettings(this.options, options);
-    const { logger } = this.options;
     ({ client: this.client, runner: this.runner, committer: this.committer, clock: this.clock, observer: this.observer } = this.core);
     this.prefixBytes = Buffer.from(this.options.prefix, 'utf8');
     const ids = new LeaseIdSpace(this.clock.wallOrigin, internals.leaseIdTag);
-    this.pool = new LeasePool(
-      (ttlSeconds, id, notBefore) =>
-        grantPooledLease({ client: this.client, runner: this.runner, clock: this.clock, logger, budget: () => this.core.budget() }, ttlSeconds, id, notBefore),
-      this.options.leaseBucketMs,
-      this.clock,
-      ids,
-      (error) => logger.warn?.('background lease grant failed', { error }),
-    );
+    this.pool = this.core.leasePool(this.options.leaseBucketMs, ids, 'lease');
     this.backend = new LeaseBackend({
       client: this.client,
       runner: this.runner,
@@ -359,11 +349,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   private budget(call: LeaseCallOptions | undefined): CallBudget {
-    const deadlineMs = call?.deadlineMs ?? this.options.deadlineMs;
-    if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) {
-      throw new LeaseArgumentRangeError('deadlineMs', `must be a finite number above 0, got ${deadlineMs}`);
-    }
-    return this.core.budget(deadlineMs, call?.signal);
+    return this.core.budget(this.core.deadlineOf(call), call?.signal);
   }
 
   private assertOpen(operation: string): void {

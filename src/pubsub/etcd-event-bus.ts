@@ -6,9 +6,8 @@ import type { EtcdCore } from '../core/etcd-core.js';
 import { ProviderClosedError } from '../errors/closed.js';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import { checkText } from '../keys/key-codec.js';
-import { grantPooledLease } from '../leases/grant.js';
 import { LeaseIdSpace } from '../leases/lease-id.js';
-import { LeasePool } from '../leases/lease-pool.js';
+import type { LeasePool } from '../leases/lease-pool.js';
 import { createPubSubInstruments, type PubSubInstruments } from '../metrics/instruments.js';
 import { leaseMeter } from '../metrics/meter-scope.js';
 import type { CallScope } from '../transport/call-scope.js';
@@ -91,13 +90,7 @@ export class EtcdEventBus {
     this.instruments = createPubSubInstruments(leaseMeter(meterProvider));
     const { client, runner, clock } = core;
     // A pool of its own, with its own id tag: retention leases are never confused with the provider's lease ids.
-    this.retention = new LeasePool(
-      (ttlSeconds, id, notBefore) => grantPooledLease({ client, runner, clock, logger: this.logger, budget: () => core.budget() }, ttlSeconds, id, notBefore),
-      options.retentionBucketMs,
-      clock,
-      new LeaseIdSpace(clock.wallOrigin),
-      (error) => this.logger.warn?.('background retention lease grant failed', { error }),
-    );
+    this.retention = core.leasePool(options.retentionBucketMs, new LeaseIdSpace(clock.wallOrigin), 'retention lease');
     this.publisher = new Publisher({
       core,
       keys: this.keys,
@@ -159,7 +152,7 @@ export class EtcdEventBus {
     const key = this.keys.event(topic, this.ids.next());
     const value = encodeEvent(stamped);
     checkEventSize(topic, key, value, this.options.maxEventBytes);
-    const deadlineMs = this.deadline(options);
+    const deadlineMs = this.core.deadlineOf(options);
     return this.publisher.publish({ topic, key, value, sentAt: this.core.clock.now(), mode, deadlineMs, signal: options.signal });
   }
 
@@ -176,7 +169,7 @@ export class EtcdEventBus {
     if (group !== undefined) checkText('options.group', group);
     const startFrom = options.startFrom ?? 'earliest';
     if (startFrom !== 'earliest' && startFrom !== 'latest') throw new LeaseArgumentRangeError('options.startFrom', `must be 'earliest' or 'latest', got ${String(startFrom)}`);
-    const scope = this.core.runner.open('subscribe', this.core.budget(this.deadline(options), options.signal));
+    const scope = this.core.runner.open('subscribe', this.core.budget(this.core.deadlineOf(options), options.signal));
     this.local.add(topic, cb, group);
     try {
       if (group === undefined) await this.subscribeFanout(topic, cb, startFrom, scope);
@@ -208,7 +201,7 @@ export class EtcdEventBus {
 
   /** Waits for pending publishes (write-behind included) and ack/nack writes, at most `deadlineMs`. Never rejects. */
   async flush(options: BusCallOptions = {}): Promise<void> {
-    const deadlineMs = this.deadline(options);
+    const deadlineMs = this.core.deadlineOf(options);
     await Promise.allSettled([this.publisher.flush(deadlineMs), ...[...this.groups.values()].map((g) => g.consumer.flush(deadlineMs))]);
   }
 
@@ -221,7 +214,7 @@ export class EtcdEventBus {
       this.logger.warn?.('clearTopic: invalid topic; nothing cleared', { error });
       return;
     }
-    await this.publisher.clear(topic, this.deadline(options));
+    await this.publisher.clear(topic, this.core.deadlineOf(options));
   }
 
   /**
@@ -232,7 +225,7 @@ export class EtcdEventBus {
     this.assertOpen('getHistory');
     checkText('topic', topic);
     if (!Number.isInteger(offset) || offset < 0) throw new LeaseArgumentRangeError('offset', `must be a whole number ≥ 0, got ${offset}`);
-    const scope = this.core.runner.open('getHistory', this.core.budget(this.deadline(options), options.signal));
+    const scope = this.core.runner.open('getHistory', this.core.budget(this.core.deadlineOf(options), options.signal));
     try {
       const { kvs } = await readPrefix(this.core.client, this.core.runner, scope, this.keys.events(topic), undefined, this.options.maxReplayBytes);
       return kvs.flatMap((kv) => decodeEvent(kv.value) ?? []).slice(offset);
@@ -327,12 +320,6 @@ export class EtcdEventBus {
       if (this.groups.get(id)?.consumer === consumer) this.groups.delete(id);
       throw error;
     }
-  }
-
-  private deadline(options: BusCallOptions): number {
-    const deadlineMs = options.deadlineMs ?? this.core.options.deadlineMs;
-    if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) throw new LeaseArgumentRangeError('deadlineMs', `must be a finite number above 0, got ${deadlineMs}`);
-    return deadlineMs;
   }
 
   private assertOpen(operation: string): void {
