@@ -10,7 +10,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{src,cli,cluster,history,bench}/**/*.test.ts'],
+          include: ['{src,cli,launcher,safety-checker,bench}/**/*.test.ts'],
         },
       },
       {

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 
 import type { Event } from '@mastra/core/events';
 
-import { startCluster } from '../../cluster/cluster.js';
+import { startCluster } from '../../launcher/cluster.js';
 import { EtcdPubSub } from '../../src/mastra/etcd-pubsub.js';
 import { judgeFlatness, type Point } from './flatness.js';
 import { readMember, type MemberSample } from './member-metrics.js';

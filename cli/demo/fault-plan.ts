@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EtcdCluster } from '../../cluster/cluster.js';
+import type { EtcdCluster } from '../../launcher/cluster.js';
 import { now } from './worker-protocol.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { BeliefWindow, OverlapViolation, Stall } from '../../history/types.js';
+import type { BeliefWindow, OverlapViolation, Stall } from '../../safety-checker/types.js';
 import { NUL_SHOWN, readableKey } from '../key-text.js';
 import { count } from './count-words.js';
 import { isInjected, type FaultEvent } from './fault-plan.js';

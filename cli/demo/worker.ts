@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isLeaseError } from '../../src/errors/lease-error.js';
-import type { LeaseOpKind, OpOutcome } from '../../history/types.js';
+import type { LeaseOpKind, OpOutcome } from '../../safety-checker/types.js';
 import { EtcdLeaseProvider } from '../../src/provider.js';
 import { clientOptions } from '../connection.js';
 import { ownerToken } from './owner-token.js';

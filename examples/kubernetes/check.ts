@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { parseAllDocuments } from 'yaml';
 
-import { DEFAULT_ETCD_IMAGE } from '../../cluster/launcher-choice.js';
+import { DEFAULT_ETCD_IMAGE } from '../../launcher/launcher-choice.js';
 import { ETCD_ENV_VARIABLES } from '../../src/config/load-env.js';
 
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string }; spec?: any; data?: any };

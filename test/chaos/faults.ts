@@ -1,4 +1,4 @@
-import { waitFor } from '../../cluster/wait-for.js';
+import { waitFor } from '../../launcher/wait-for.js';
 import type { TestCluster } from '../harness/cluster.js';
 import type { Rng } from './rng.js';
 import type { RunningWorkload } from './workload.js';

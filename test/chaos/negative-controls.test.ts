@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFencingMonotonic, checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkFencingMonotonic, checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { startCluster, type TestCluster } from '../harness/cluster.js';
 import { loseQuorum, slowClientLinks, suspendHolder, type FaultStep } from './faults.js';
 import { createRng, deriveSeed, runSeed } from './rng.js';

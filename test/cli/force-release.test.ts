@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FaultProxy } from '../../cluster/network/tcp-proxy.js';
+import { FaultProxy } from '../../launcher/network/tcp-proxy.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 import type { EtcdLeaseProvider } from '../../src/provider.js';

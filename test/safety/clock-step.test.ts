@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { killQuietly, onProcessExit } from '../../cluster/exit-cleanup.js';
-import { waitFor } from '../../cluster/wait-for.js';
+import { killQuietly, onProcessExit } from '../../launcher/exit-cleanup.js';
+import { waitFor } from '../../launcher/wait-for.js';
 import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../../src/clock/lease-clock.js';
 import type { LeaseLostError } from '../../src/errors/lease-lost.js';
 import { EtcdLeaseProvider } from '../../src/index.js';

@@ -1,7 +1,7 @@
 import { Etcd3, GRPCDeadlineExceededError } from 'etcd3';
 import { describe, expect, it, vi } from 'vitest';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { OPERATIONS, type OperationSet } from '../../src/calls/operation-set.js';
 import { KeyLanes } from '../../src/commit/key-lanes.js';
 import { EtcdLeaseProvider } from '../../src/index.js';

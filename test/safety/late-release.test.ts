@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../cluster/wait-for.js';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
+import { waitFor } from '../../launcher/wait-for.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { preFixRelease } from '../chaos/broken/pre-fix-release.js';
 import type { ProviderFactory } from '../chaos/provider-under-test.js';
 import { realProvider } from '../chaos/real-provider.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../cluster/wait-for.js';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import { machineClock } from '../../history/recorder.js';
-import type { RecordedOp } from '../../history/types.js';
+import { waitFor } from '../../launcher/wait-for.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import { machineClock } from '../../safety-checker/recorder.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { preFixRenew } from '../chaos/broken/pre-fix-renew.js';
 import type { ProviderFactory } from '../chaos/provider-under-test.js';
 import { realProvider } from '../chaos/real-provider.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../cluster/wait-for.js';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
+import { waitFor } from '../../launcher/wait-for.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
 import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../../src/clock/lease-clock.js';
 import { EtcdLeaseProvider } from '../../src/index.js';

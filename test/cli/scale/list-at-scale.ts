@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Etcd3 } from 'etcd3';
-import { startCluster } from '../../../cluster/cluster.js';
+import { startCluster } from '../../../launcher/cluster.js';
 import { REPO_ROOT, cleanEnv } from '../support/cli-process.js';
 import { peakRssProbe } from '../support/peak-rss.js';
 import { seedLeases } from '../support/seed-leases.js';

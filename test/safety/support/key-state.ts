@@ -1,5 +1,5 @@
 import type { Etcd3 } from 'etcd3';
-import { waitFor } from '../../../cluster/wait-for.js';
+import { waitFor } from '../../../launcher/wait-for.js';
 import type { TestCluster } from '../../harness/cluster.js';
 import { plainClient, within } from '../../harness/plain-client.js';
 
