@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import type { getContainerRuntimeClient } from 'testcontainers';
-import type { ClusterOptions } from './cluster.js';
+import type { ClusterOptions } from './types.js';
 import { ensureEtcdImage } from './etcd-image.js';
 import { onProcessExit } from './exit-cleanup.js';
 import { launchCluster } from './launch.js';

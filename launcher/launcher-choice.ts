@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { ClusterDriverName } from './cluster.js';
+import type { ClusterDriverName } from './types.js';
 import { findDockerEngine } from './docker-engine.js';
 import { findExecutable, isExecutableFile } from './find-executable.js';
 import { NoEtcdError, runningFrom, type RunningFrom } from './no-etcd-error.js';

@@ -1,8 +1,5 @@
-import {
-  startCluster as startEtcdCluster,
-  type ClusterOptions as EtcdClusterOptions,
-  type FaultableCluster,
-} from '../../launcher/cluster.js';
+import { startCluster as startEtcdCluster } from '../../launcher/cluster.js';
+import type { ClusterOptions as EtcdClusterOptions, FaultableCluster } from '../../launcher/types.js';
 
 /**
  * The test cluster: the shared launcher (`launcher/`) with a fault proxy in front of every member, so
@@ -15,8 +12,6 @@ import {
  *   ETCD_IMAGE   image for containers (default: the official etcd image, v3.5)
  *   ETCD_DRIVER  'process' or 'container' to skip the choice
  */
-
-export type { ClusterTls } from '../../launcher/cluster.js';
 
 export type TestCluster = FaultableCluster;
 
