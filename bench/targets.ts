@@ -40,7 +40,7 @@ export interface TargetCheck {
   detail: string;
 }
 
-export const LIMITS = {
+const LIMITS = {
   acquireP50VsRawTxn: 1.1,
   acquireVsPerfect: 0.9,
   cpuVsPerfect: 1.4,

@@ -61,7 +61,7 @@ interface Called<T> {
  * A holder stops acting as owner once (send time of its last successful acquire/renew) + ttl has
  * passed without a new success — the same rule the overlap checker uses for belief windows.
  */
-export class DemoWorker {
+class DemoWorker {
   private readonly provider: EtcdLeaseProvider;
   private readonly stopping = new AbortController();
   private readonly held = new Set<string>();

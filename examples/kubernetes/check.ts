@@ -18,7 +18,7 @@ import { ETCD_ENV_VARIABLES } from '../../src/config/load-env.js';
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string }; spec?: any; data?: any };
 type Container = { image?: string; command?: string[]; args?: string[]; env?: { name: string; value?: string }[]; envFrom?: any[]; resources?: any };
 
-export function loadManifests(dir: string): { file: string; manifest: Manifest }[] {
+function loadManifests(dir: string): { file: string; manifest: Manifest }[] {
   const loaded: { file: string; manifest: Manifest }[] = [];
   for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
     for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../launcher/wait-for.js';
 import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
 import { machineClock } from '../../safety-checker/recorder.js';
 import type { RecordedOp } from '../../safety-checker/types.js';
@@ -7,6 +6,7 @@ import { preFixRenew } from '../chaos/broken/pre-fix-renew.js';
 import type { ProviderFactory } from '../chaos/provider-under-test.js';
 import { realProvider } from '../chaos/real-provider.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
 import { bWon, contendedKey, KEY, lastCall } from './support/contended-key.js';
 import { CUT_MEMBER, cutScenario } from './support/cut-scenario.js';
 import { useDeterministicHostOrder } from './support/host-order.js';

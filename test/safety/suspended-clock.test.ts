@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../launcher/wait-for.js';
 import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
 import type { RecordedOp } from '../../safety-checker/types.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
@@ -9,6 +8,7 @@ import { POLICY } from '../../src/transport/policy.js';
 import { MonotonicOnlyClock } from '../chaos/broken/monotonic-only-clock.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
 import { bWon, contendedKey, KEY, lastCall } from './support/contended-key.js';
 
 /**

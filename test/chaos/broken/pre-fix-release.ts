@@ -5,7 +5,7 @@ import { EtcdLeaseProvider } from '../../../src/index.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks rule 3: release compares only the owner, so a late release deletes a later tenure of the same owner string.
-export const PRE_FIX_RELEASE: OperationSet['release'] = {
+const PRE_FIX_RELEASE: OperationSet['release'] = {
   txn: (key, value) => ({ compare: [valueIs(key, value)], success: [remove(key)], failure: [read(key)] }),
   decode: OPERATIONS.release.decode,
 };
