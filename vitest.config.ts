@@ -20,9 +20,9 @@ const suitesWithoutEtcd = [
   'test/security/tls-probe.test.ts',
 ];
 
-// Two projects: `unit` (tests beside the sources of the library, the CLI, the etcd launcher, the safety checker
-// and the benchmark, and the suites above; none starts etcd, they run in parallel) and `cluster`
-// (the rest of test/, which starts real etcd members: one file at a time on a 2-core machine). The cluster
+// Two projects: `unit` (tests beside the sources of the library, the CLI, the etcd launcher, the safety checker and
+// the benchmark, the public API's type tests, and the suites above; none starts etcd, they run in parallel) and
+// `cluster` (the rest of test/, which starts real etcd members: one file at a time on a 2-core machine). The cluster
 // project's global setup chooses once how members run (an etcd binary, else Docker), or stops the run with one
 // message.
 export default defineConfig({
@@ -32,6 +32,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['{src,cli,launcher,safety-checker,bench}/**/*.test.ts', ...suitesWithoutEtcd],
+          // The public API's call forms: test/types/*.test-d.ts are compiled (by tsc), never run.
+          typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: 'test/types/tsconfig.json' },
         },
       },
       {
