@@ -23,6 +23,17 @@ function client(hosts: string[], credentials?: IOptions['credentials']): Etcd3 {
   return c;
 }
 
+/** A client certificate signed by the test CA, and the credentials that present it. */
+async function clientCredentials(cn: string) {
+  const cert = await pki.clientCert(cn);
+  const credentials = {
+    rootCertificate: readFileSync(pki.ca.cert),
+    certChain: readFileSync(cert.cert),
+    privateKey: readFileSync(cert.key),
+  };
+  return { cert, credentials };
+}
+
 /** The certificate `endpoint` presents in a TLS handshake that trusts the test CA (DER bytes). */
 function servedCertificate(endpoint: string, clientCert?: { cert: string; key: string }): Promise<Buffer> {
   const { hostname, port } = new URL(endpoint);
@@ -67,12 +78,7 @@ describe('TLS with client certificate auth', () => {
   });
 
   it('a client with the CA and a client certificate writes and reads through every member', { timeout: TIMEOUT_MS }, async () => {
-    const cert = await pki.clientCert('harness-user');
-    const credentials = {
-      rootCertificate: readFileSync(pki.ca.cert),
-      certChain: readFileSync(cert.cert),
-      privateKey: readFileSync(cert.key),
-    };
+    const { credentials } = await clientCredentials('harness-user');
     await client([cluster.endpoint(0)], credentials).put('tls').value('v');
     for (const endpoint of cluster.endpoints()) {
       expect(await client([endpoint], credentials).get('tls').string()).toBe('v');
@@ -85,22 +91,20 @@ describe('TLS with client certificate auth', () => {
   });
 
   it('a restarted member serves TLS again, with the same certificate, and answers a read of its own', { timeout: TIMEOUT_MS }, async () => {
-    const cert = await pki.clientCert('restart-user');
-    const credentials = {
-      rootCertificate: readFileSync(pki.ca.cert),
-      certChain: readFileSync(cert.cert),
-      privateKey: readFileSync(cert.key),
-    };
+    const { cert, credentials } = await clientCredentials('restart-user');
     const memberCertificate = new X509Certificate(readFileSync(pki.server.cert)).raw;
-    await cluster.kill(1);
+    // A follower: with the leader up, the write below needs no election to commit.
+    const leader = await cluster.leader();
+    const restarted = (leader + 1) % cluster.size;
+    await cluster.kill(restarted);
     // Written while the member is down: only a member that rejoined and caught up can answer it.
-    await client([cluster.endpoint(0)], credentials).put('restart').value('while-down');
-    await cluster.restart(1);
+    await client([cluster.endpoint(leader)], credentials).put('restart').value('while-down');
+    await cluster.restart(restarted);
     await cluster.waitHealthy();
-    expect(cluster.members()[1]!.state).toBe('running');
-    expect(await servedCertificate(cluster.endpoint(1), cert)).toEqual(memberCertificate);
-    // A linearizable read sent to member 1 alone, over TLS with a client certificate.
-    expect(await client([cluster.endpoint(1)], credentials).get('restart').string()).toBe('while-down');
+    expect(cluster.members()[restarted]!.state).toBe('running');
+    expect(await servedCertificate(cluster.endpoint(restarted), cert)).toEqual(memberCertificate);
+    // A linearizable read sent to that member alone, over TLS with a client certificate.
+    expect(await client([cluster.endpoint(restarted)], credentials).get('restart').string()).toBe('while-down');
   });
 });
 
