@@ -1,5 +1,5 @@
 /**
- * Opt-in EtcdPubSub benchmark (issue 12): on a throwaway 3-member cluster (etcd from PATH or ETCD_BIN, no fault
+ * Opt-in EtcdPubSub benchmark: on a throwaway 3-member cluster (etcd from PATH or ETCD_BIN, no fault
  * proxies, no compaction needed for a run this short) it measures
  *
  *  1. etcd writes per streamed message in the Mastra thread pattern — 9 awaited lifecycle publishes around N

@@ -1,5 +1,5 @@
 /**
- * Opt-in measurement of issue 16's "done when": N leases (default 100 000) under one prefix on a throwaway
+ * Opt-in measurement of the CLI at scale: N leases (default 100 000) under one prefix on a throwaway
  * 3-member cluster (etcd from PATH or ETCD_BIN, no fault proxies), then the built CLI run as an operator runs it —
  * `etcd-lease list --json` and `etcd-lease stats` — with its wall time and peak RSS. Checks that every lease was
  * printed exactly once, and exits 1 if not, or if the list's peak RSS reached 200 MB.
