@@ -12,8 +12,6 @@ import { clientOptions, type ConnectionSettings } from './connection.js';
 import { storedLease, type StoredLease } from './lease-row.js';
 import { LeaseTtls } from './lease-ttls.js';
 
-export type { LeaseRow, StoredLease } from './lease-row.js';
-
 /** One page of a listing: every lease in it was read at `revision`. */
 export interface LeasePage {
   leases: StoredLease[];
