@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { EtcdLeaseProviderOptions } from '../src/config/options.js';
+import { readTlsFiles } from '../src/config/load-credentials.js';
+import { ETCD_ENV_VARIABLES, environmentSource, loadEtcdOptions, type EtcdSetting, type EtcdSettingSource } from '../src/config/load-env.js';
 import { UsageError } from './usage-error.js';
 
 /** The default lease prefix of `EtcdLeaseProvider`; the CLI looks where the provider writes. */
@@ -19,9 +20,22 @@ export const connectionOptions = {
   timeout: { type: 'string' },
 } as const;
 
-export const CONNECTION_HELP = `Connection (flags win over environment variables):
+type ConnectionFlag = keyof typeof connectionOptions;
+
+/** The flag that overrides each variable of the library's loader (`loadEtcdOptionsFromEnv`). */
+const FLAG_OF: Partial<Record<EtcdSetting, ConnectionFlag>> = {
+  endpoints: 'endpoints',
+  prefix: 'prefix',
+  caFile: 'cacert',
+  certFile: 'cert',
+  keyFile: 'key',
+  username: 'user',
+  password: 'password',
+};
+
+export const CONNECTION_HELP = `Connection (a flag wins over its variable; the library's loader reads the same):
   --endpoints LIST   comma-separated etcd endpoints        [ETCD_ENDPOINTS, default ${DEFAULT_ENDPOINTS}]
-  --prefix P         lease key prefix                      [default ${DEFAULT_PREFIX}]
+  --prefix P         lease key prefix                      [ETCD_PREFIX, default ${DEFAULT_PREFIX}]
   --cacert FILE      CA certificate (PEM) for TLS          [ETCD_CA_FILE]
   --cert FILE        client certificate (PEM)              [ETCD_CERT_FILE]
   --key FILE         client private key (PEM)              [ETCD_KEY_FILE]
@@ -31,7 +45,7 @@ export const CONNECTION_HELP = `Connection (flags win over environment variables
 
 /**
  * Where and how to connect, as plain strings: it crosses process boundaries unchanged (the demo
- * hands it to its worker processes), and certificate files are read only by whoever connects.
+ * hands it to its worker processes), and certificate files are read again by whoever connects.
  */
 export interface ConnectionSettings {
   hosts: string[];
@@ -46,68 +60,69 @@ export interface ConnectionSettings {
   explicitEndpoints: boolean;
 }
 
-type ConnectionValues = { [K in keyof typeof connectionOptions]?: string };
+type ConnectionValues = { [K in ConnectionFlag]?: string };
 
+/**
+ * The library's settings source with the command line on top: a flag wins over its variable, and errors name
+ * whichever gave the value (for one given by neither, both).
+ */
+export function commandLineSource(values: ConnectionValues, env: NodeJS.ProcessEnv): EtcdSettingSource {
+  const fromEnv = environmentSource(env);
+  const flagValue = (setting: EtcdSetting): string | undefined => {
+    const flag = FLAG_OF[setting];
+    return flag === undefined ? undefined : values[flag];
+  };
+  return {
+    read: (setting) => flagValue(setting) ?? fromEnv.read(setting) ?? (setting === 'endpoints' ? DEFAULT_ENDPOINTS : undefined),
+    nameOf: (setting) => {
+      const flag = FLAG_OF[setting];
+      if (flag === undefined) return ETCD_ENV_VARIABLES[setting];
+      if (flagValue(setting) !== undefined) return `--${flag}`;
+      if (fromEnv.read(setting) !== undefined) return ETCD_ENV_VARIABLES[setting];
+      return `--${flag} (${ETCD_ENV_VARIABLES[setting]})`;
+    },
+  };
+}
+
+/**
+ * The command's connection: flags, else the ETCD_* variables, else the defaults, checked by the library's own
+ * loader (endpoints, both-or-neither pairs, TLS files read and matched, prefix text). Its errors are
+ * `LeaseArgumentTypeError`s, which the CLI reports as usage errors (exit 2).
+ */
 export function resolveConnection(values: ConnectionValues, env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
-  const fromEnv = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
-  const endpoints = values.endpoints ?? fromEnv('ETCD_ENDPOINTS');
-  const hosts = (endpoints ?? DEFAULT_ENDPOINTS)
-    .split(',')
-    .map((h) => h.trim())
-    .filter((h) => h.length > 0);
-  if (hosts.length === 0) throw new UsageError('--endpoints: no endpoint given');
-
-  const prefix = values.prefix ?? DEFAULT_PREFIX;
-  if (prefix.length === 0) throw new UsageError('--prefix: must not be empty');
-
+  // An empty flag is a mistake on the command line; an empty variable counts as unset, as in the library.
+  if (values.endpoints !== undefined && values.endpoints.split(',').every((h) => h.trim() === '')) throw new UsageError('--endpoints: no endpoint given');
+  if (values.prefix === '') throw new UsageError('--prefix: must not be empty');
   const timeoutMs = values.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(values.timeout);
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new UsageError(`--timeout: must be a number of milliseconds above 0, got ${JSON.stringify(values.timeout)}`);
   }
 
-  const settings: ConnectionSettings = { hosts, prefix, timeoutMs, explicitEndpoints: endpoints !== undefined };
-  const caFile = values.cacert ?? fromEnv('ETCD_CA_FILE');
-  const certFile = values.cert ?? fromEnv('ETCD_CERT_FILE');
-  const keyFile = values.key ?? fromEnv('ETCD_KEY_FILE');
-  if ((certFile === undefined) !== (keyFile === undefined)) {
-    throw new UsageError('--cert and --key: give both or neither (ETCD_CERT_FILE / ETCD_KEY_FILE)');
-  }
+  const source = commandLineSource(values, env);
+  const loaded = loadEtcdOptions(source);
+  const explicitEndpoints = values.endpoints !== undefined || environmentSource(env).read('endpoints') !== undefined;
+  const settings: ConnectionSettings = { hosts: loaded.hosts, prefix: loaded.prefix ?? DEFAULT_PREFIX, timeoutMs, explicitEndpoints };
+  const caFile = source.read('caFile');
+  const certFile = source.read('certFile');
+  const keyFile = source.read('keyFile');
   if (caFile !== undefined) settings.caFile = caFile;
   if (certFile !== undefined) settings.certFile = certFile;
   if (keyFile !== undefined) settings.keyFile = keyFile;
-
-  const username = values.user ?? fromEnv('ETCD_USERNAME');
-  const password = values.password ?? fromEnv('ETCD_PASSWORD');
-  if ((username === undefined) !== (password === undefined)) {
-    throw new UsageError('--user and --password: give both or neither (ETCD_USERNAME / ETCD_PASSWORD)');
+  if (loaded.auth !== undefined) {
+    settings.username = loaded.auth.username;
+    settings.password = loaded.auth.password;
   }
-  if (username !== undefined) settings.username = username;
-  if (password !== undefined) settings.password = password;
   return settings;
 }
 
-/** etcd3 / EtcdLeaseProvider options; reads the certificate files (an unreadable one is a usage error). */
+/** etcd3 / EtcdLeaseProvider options; reads the certificate files (checked once already by `resolveConnection`). */
 export function clientOptions(settings: ConnectionSettings): Pick<EtcdLeaseProviderOptions, 'auth' | 'credentials'> {
   const options: Pick<EtcdLeaseProviderOptions, 'auth' | 'credentials'> = {};
   if (settings.username !== undefined && settings.password !== undefined) {
     options.auth = { username: settings.username, password: settings.password };
   }
-  if (settings.caFile !== undefined || settings.certFile !== undefined) {
-    // grpc wants a root certificate with client certs; without --cacert the system roots are used.
-    const credentials: NonNullable<EtcdLeaseProviderOptions['credentials']> = {
-      rootCertificate: settings.caFile === undefined ? (undefined as unknown as Buffer) : readPem('--cacert', settings.caFile),
-    };
-    if (settings.certFile !== undefined) credentials.certChain = readPem('--cert', settings.certFile);
-    if (settings.keyFile !== undefined) credentials.privateKey = readPem('--key', settings.keyFile);
-    options.credentials = credentials;
-  }
+  // Without a CA file gRPC uses its default roots.
+  const credentials = readTlsFiles({ ca: '--cacert', cert: '--cert', key: '--key' }, { ca: settings.caFile, cert: settings.certFile, key: settings.keyFile });
+  if (credentials !== undefined) options.credentials = credentials;
   return options;
-}
-
-function readPem(flag: string, file: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    throw new UsageError(`${flag}: cannot read ${file}: ${(error as Error).message}`);
-  }
 }

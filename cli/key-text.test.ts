@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTextArg, quote } from './key-text.js';
+import { escapedKeyGuess, parseTextArg, quote, readableKey, shellWord } from './key-text.js';
 import { UsageError } from './usage-error.js';
 
 describe('quote', () => {
@@ -40,5 +40,46 @@ describe('parseTextArg', () => {
     expect(parseTextArg('--metadata', '', { allowEmpty: true })).toBe('');
     expect(parseTextArg('--metadata', '""', { allowEmpty: true })).toBe('');
     expect(parseTextArg('--metadata', '"run\\u00001"', { allowEmpty: true })).toBe('run\u00001');
+  });
+});
+
+describe('escapedKeyGuess', () => {
+  it('decodes an unquoted argument that holds JSON escapes: the key a user typing \\u0000 meant', () => {
+    expect(escapedKeyGuess('user-1\\u0000thread-4')).toBe('user-1\u0000thread-4');
+    expect(escapedKeyGuess('a\\tb')).toBe('a\tb');
+  });
+
+  it('has no guess without an escape, for a JSON-quoted argument, or when the argument does not decode', () => {
+    expect(escapedKeyGuess('thread-1')).toBeUndefined();
+    expect(escapedKeyGuess('"a\\u0000b"')).toBeUndefined();
+    expect(escapedKeyGuess('C:\\x')).toBeUndefined();
+    expect(escapedKeyGuess('a"\\u0000')).toBeUndefined();
+  });
+});
+
+describe('shellWord', () => {
+  it('leaves plain words alone and single-quotes the rest, single quotes included', () => {
+    expect(shellWord('thread-1')).toBe('thread-1');
+    expect(shellWord('"a\\u0000b"')).toBe(`'"a\\u0000b"'`);
+    expect(shellWord("it's")).toBe(`'it'\\''s'`);
+  });
+});
+
+describe('readableKey', () => {
+  it('shows a NUL as \\0 in a key that is otherwise plain text', () => {
+    expect(readableKey('demo-user\u0000thread-1')).toBe('demo-user\\0thread-1');
+    expect(readableKey('ключ 😀')).toBe('ключ 😀');
+  });
+
+  it('falls back to the JSON-quoted form whenever the plain one could be misread', () => {
+    expect(readableKey('a\\0b')).toBe('"a\\\\0b"'); // a backslash of its own would read as a NUL
+    expect(readableKey('a\u0000"b"')).toBe('"a\\u0000\\"b\\""');
+    expect(readableKey('a\nb\u0000c')).toBe('"a\\nb\\u0000c"');
+    expect(readableKey('x\u202ey')).toBe('"x\\u202ey"');
+  });
+
+  it('what it shows, typed back as an argument, is the key escapedKeyGuess finds', () => {
+    expect(escapedKeyGuess(readableKey('demo-user\u0000thread-1'))).toBe('demo-user\u0000thread-1');
+    expect(escapedKeyGuess('a\\\\0b')).toBe('a\\0b'); // an escaped backslash, then a plain 0
   });
 });

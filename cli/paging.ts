@@ -5,8 +5,8 @@ import { DEFAULT_PAGE_BOUNDS } from '../src/reads/page-limit.js';
 export const pagingOptions = { 'page-size': { type: 'string' } } as const;
 
 export const PAGING_HELP = `  --page-size N      most leases per etcd request (default ${DEFAULT_PAGE_BOUNDS.maxKeys}). Pages also adapt to
-                     stay near 1 MiB, a quarter of gRPC's 4 MiB response limit, and all are read
-                     at one revision: the listing is a snapshot. --timeout applies to each page.`;
+                     stay near 1 MiB, so memory stays flat whatever the prefix holds, and all are
+                     read at one revision: the listing is a snapshot. --timeout applies to each page.`;
 
 /** Most keys per page, from `--page-size`. */
 export function pageSize(command: string, value: string | undefined): number {

@@ -38,12 +38,19 @@ describe('chooseLauncher', () => {
   });
 
   it('without a binary, under a forced process driver, names every way to get etcd', async () => {
-    const error = await chooseLauncher(undefined, { PATH: join(dir, 'nothing-here'), ETCD_DRIVER: 'process' }).catch((e: unknown) => e);
+    const error = await chooseLauncher(undefined, { PATH: join(dir, 'nothing-here'), ETCD_DRIVER: 'process' }, 'clone').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NoEtcdError);
     expect((error as Error).message).toMatch(/no `etcd` on PATH.*ETCD_DRIVER/);
     for (const way of ['apt-get install etcd-server', 'brew install etcd', 'Docker', 'docker compose up']) {
       expect((error as Error).message).toContain(way);
     }
+  });
+
+  it('from the installed package, names its own ways: a binary or a running etcd', async () => {
+    const error = await chooseLauncher(undefined, { PATH: join(dir, 'nothing-here'), ETCD_DRIVER: 'process' }, 'package').catch((e: unknown) => e);
+    expect((error as NoEtcdError).from).toBe('package');
+    expect((error as Error).message).toContain('ETCD_ENDPOINTS=');
+    expect((error as Error).message).not.toContain('docker compose');
   });
 
   it('refuses an unknown ETCD_DRIVER', async () => {

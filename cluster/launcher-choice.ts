@@ -1,7 +1,8 @@
+import { createRequire } from 'node:module';
 import type { ClusterDriverName } from './cluster.js';
 import { findDockerEngine } from './docker-engine.js';
 import { findExecutable, isExecutableFile } from './find-executable.js';
-import { NoEtcdError } from './no-etcd-error.js';
+import { NoEtcdError, runningFrom, type RunningFrom } from './no-etcd-error.js';
 
 /**
  * The official etcd image of the v3.5 line (what Kubernetes runs), at a pinned tag so every run without
@@ -18,13 +19,14 @@ export type EtcdLauncher =
 /**
  * The one choice the tests, the demo and the benchmark make: `ETCD_BIN` or `etcd` on PATH → processes;
  * else a Docker engine that answers → containers of `ETCD_IMAGE` (default `DEFAULT_ETCD_IMAGE`); else a
- * `NoEtcdError` naming every way to get etcd. `ETCD_DRIVER` (or `forced`) skips the choice — CI runs the
+ * `NoEtcdError` naming the ways to get etcd this user has (a clone's, or the installed package's). `ETCD_DRIVER` (or `forced`) skips the choice — CI runs the
  * container driver on a machine that also has the binary — but still fails with that message when the
  * forced driver cannot run.
  */
 export async function chooseLauncher(
   forced?: ClusterDriverName,
   env: NodeJS.ProcessEnv = process.env,
+  from: RunningFrom = runningFrom(),
 ): Promise<EtcdLauncher> {
   const driver = forced ?? driverFromEnv(env);
   const tried: string[] = [];
@@ -33,13 +35,25 @@ export async function chooseLauncher(
     if (bin !== undefined) return { driver: 'process', bin };
     tried.push(env.ETCD_BIN ? `ETCD_BIN=${env.ETCD_BIN} is not an executable file` : 'no `etcd` on PATH');
   }
-  if (driver !== 'process') {
+  // The installed package does not bring the container driver's library: unless its user added it, containers
+  // are no way for them, and not worth a mention unless they asked for containers.
+  const containersPossible = from === 'clone' || driver === 'container' || testcontainersInstalled();
+  if (driver !== 'process' && containersPossible) {
     const engine = await findDockerEngine();
     if (engine.ok) return { driver: 'container', image: env.ETCD_IMAGE || DEFAULT_ETCD_IMAGE };
     tried.push(engine.reason);
   }
   if (driver !== undefined) tried.push(`the driver is set to '${driver}' (ETCD_DRIVER), so nothing else was tried`);
-  throw new NoEtcdError(tried);
+  throw new NoEtcdError(tried, from);
+}
+
+function testcontainersInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('testcontainers');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function driverFromEnv(env: NodeJS.ProcessEnv): ClusterDriverName | undefined {

@@ -1,6 +1,7 @@
 import type { OperationSet } from './calls/operation-set.js';
 import type { LeaseClock } from './clock/lease-clock.js';
 import type { EtcdCore } from './core/etcd-core.js';
+import type { ClosedObject } from './errors/closed.js';
 
 /**
  * Seams inside the package, not part of the public API (not exported from the package entry): a shared core (for
@@ -18,6 +19,8 @@ export interface ProviderInternals {
    * one. Its options are the core's.
    */
   core?: EtcdCore;
+  /** What a call after close() says is closed: the object the caller made (EtcdPubSub for the provider in one). @default 'EtcdLeaseProvider' */
+  closedAs?: ClosedObject;
   /** Fixes the tag of the provider's lease ids (leases/lease-id.ts). @default random */
   leaseIdTag?: number;
 }

@@ -1,4 +1,3 @@
-import type { LeaseProvider } from '@mastra/core/events';
 import type { Etcd3 } from 'etcd3';
 import { inspect, type InspectOptionsStylized } from 'node:util';
 import type { LeaseCallOptions } from './config/call-options.js';
@@ -13,15 +12,18 @@ import { EtcdCore } from './core/etcd-core.js';
 import type { GroupCommitter } from './commit/group-committer.js';
 import { KeyLanes } from './commit/key-lanes.js';
 import { describeSettings } from './config/redact.js';
-import { ProviderClosedError } from './errors/closed.js';
+import { ProviderClosedError, type ClosedObject } from './errors/closed.js';
 import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
 import { hold } from './handles/hold.js';
 import type { LeaseHandle } from './handles/lease-handle.js';
+import type { LeaseProviderContract } from './lease-provider-contract.js';
 import { checkMetadata, splitMetadata } from './keys/call-arguments.js';
 import { checkEntrySize, checkText, encodeKey } from './keys/key-codec.js';
 import { decodeLeaseValue, encodeLeaseValue } from './keys/lease-value.js';
 import { checkTtl } from './keys/ttl.js';
+import { LeaseTtlUnknownError } from './errors/ttl-unknown.js';
 import { LeaseIdSpace } from './leases/lease-id.js';
+import { isPlausible } from './leases/lease-ttl.js';
 import { LeasePool } from './leases/lease-pool.js';
 import { grantPooledLease } from './leases/grant.js';
 import type { LeaseObserver } from './metrics/observer.js';
@@ -29,7 +31,7 @@ import { decodeRead, readTxn, type StoredLease } from './operations/read-lease.j
 import type { EtcdLeaseProviderOptions } from './config/options.js';
 import type { ProviderInternals } from './provider-internals.js';
 import type { ResolvedOptions } from './config/resolve-options.js';
-import type { AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
+import type { AcquireDecision, AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
 import { TenureTable } from './tenure/tenure-table.js';
 import type { CallBudget, CallRunner } from './transport/call-runner.js';
 import type { CallScope } from './transport/call-scope.js';
@@ -46,7 +48,7 @@ import { waitForLease } from './waiting/wait-for-lease.js';
  * Every ownership check is a compare inside the same etcd transaction as the write it guards; docs/design.md
  * explains the shapes and why late or reordered attempts cannot make two owners believe they hold a key.
  */
-export class EtcdLeaseProvider implements LeaseProvider {
+export class EtcdLeaseProvider implements LeaseProviderContract {
   private readonly core: EtcdCore;
   /** False when the core was handed in (EtcdPubSub): its creator closes it. */
   private readonly ownsCore: boolean;
@@ -62,12 +64,14 @@ export class EtcdLeaseProvider implements LeaseProvider {
   private readonly lifecycle = new Lifecycle();
   private readonly leaseOps: LeaseOps;
   private closed = false;
+  private readonly closedAs: ClosedObject;
   /** What inspect/JSON show: settings with secrets redacted (the etcd3 client inside holds them in clear). */
   private readonly description: Record<string, unknown>;
 
   constructor(options: EtcdLeaseProviderOptions, internals: ProviderInternals = {}) {
     this.core = internals.core ?? new EtcdCore(options, internals.clock);
     this.ownsCore = internals.core === undefined;
+    this.closedAs = internals.closedAs ?? 'EtcdLeaseProvider';
     this.options = this.core.options;
     this.description = describeSettings(this.options, options);
     const { logger } = this.options;
@@ -125,7 +129,8 @@ export class EtcdLeaseProvider implements LeaseProvider {
       const etcdKey = this.checkKey('acquireLease', key, owner);
       const value = this.storedValue(etcdKey, owner, args.metadata);
       checkTtl(ttlMs, this.options.leaseBucketMs);
-      return this.acquire(etcdKey, value, key, owner, ttlMs, sentAt, args.call);
+      const decided = this.acquire(etcdKey, value, key, owner, ttlMs, sentAt, args.call);
+      return this.options.contractResults ? decided.then(contractShape) : decided;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -205,9 +210,13 @@ export class EtcdLeaseProvider implements LeaseProvider {
     return this.runRead('getLease', key, call, async (scope, etcdKey) => {
       const stored = await this.readStored(scope, etcdKey);
       if (stored === undefined) return undefined;
-      const ttl = await this.runner.attempts(scope, ({ deadline }) =>
-        this.client.leaseClient.leaseTimeToLive({ ID: stored.leaseId }, { deadline }),
-      );
+      const ttl = await this.runner.attempts(scope, async ({ deadline }) => {
+        const res = await this.client.leaseClient.leaseTimeToLive({ ID: stored.leaseId }, { deadline });
+        const answer = { ttlSeconds: Number(res.TTL), grantedSeconds: Number(res.grantedTTL) };
+        // A just-elected leader's placeholder (leases/lease-ttl.ts): ask again rather than report a TTL etcd cannot have.
+        if (!isPlausible(answer)) throw new LeaseTtlUnknownError(stored.leaseId, answer.ttlSeconds, answer.grantedSeconds);
+        return res;
+      });
       return { ...decodeLeaseValue(stored.value), fencingToken: stored.revision, ttlRemainingMs: Math.max(0, Number(ttl.TTL)) * 1000 };
     });
   }
@@ -250,13 +259,14 @@ export class EtcdLeaseProvider implements LeaseProvider {
     if (this.ownsCore) this.core.close(new ProviderClosedError('call in flight'));
   }
 
-  private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireResult> {
+  /** The provider's own answer, with its fencing token whatever `contractResults` says (waiters and `onEvent` need it). */
+  private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireDecision> {
     // Promise callbacks rather than an async closure: this wraps every acquire (hot path).
     return this.observer.timeAcquire(key, owner, () => {
       const request = { etcdKey, value, ttlMs, sentAt };
-      return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt)).then((answer): AcquireResult => {
+      return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt)).then((answer): AcquireDecision => {
         if (!answer.acquired) return answer.holder === undefined ? { acquired: false } : { acquired: false, owner: decodeLeaseValue(answer.holder).owner };
-        return this.options.contractResults ? { acquired: true, owner } : { acquired: true, owner, fencingToken: answer.revision };
+        return { acquired: true, owner, fencingToken: answer.revision };
       });
     });
   }
@@ -349,6 +359,11 @@ export class EtcdLeaseProvider implements LeaseProvider {
   }
 
   private assertOpen(operation: string): void {
-    if (this.closed) throw new ProviderClosedError(operation);
+    if (this.closed) throw new ProviderClosedError(operation, this.closedAs);
   }
+}
+
+/** `contractResults: true`: exactly `{ acquired, owner }`, the shape Mastra's contract states (its tests compare deeply). */
+function contractShape(decision: AcquireDecision): AcquireResult {
+  return decision.owner === undefined ? { acquired: decision.acquired } : { acquired: decision.acquired, owner: decision.owner };
 }

@@ -10,6 +10,13 @@ export interface AcquireResult {
   fencingToken?: string;
 }
 
+/**
+ * What an acquire decided, whatever public shape `acquireLease` is configured to resolve to: the provider's own answer.
+ * `waitForLease`, `hold` and the `onEvent` listener read this one, so `contractResults` changes only the public shape.
+ * (A value of this type is also a valid `AcquireResult`.)
+ */
+export type AcquireDecision = { acquired: true; owner: string; fencingToken: string } | { acquired: false; owner?: string };
+
 /** What `getLease` reports about a held lease. */
 export interface LeaseInfo {
   owner: string;
@@ -21,7 +28,7 @@ export interface LeaseInfo {
   ttlRemainingMs: number;
 }
 
-/** What `getLeaseRecord` resolves to (Mastra's `LeaseRecord`): the holder, and its run metadata if it has any. */
+/** What `getLeaseRecord` resolves to: the holder, and its run metadata if it has any. */
 export interface LeaseRecord {
   owner: string;
   /** Absent for a lease taken without metadata, including every lease written before metadata existed. */

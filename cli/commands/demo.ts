@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { integerFlag, parsing, positionals } from '../args.js';
-import type { Command } from '../command.js';
+import { printError, type Command } from '../command.js';
+import { NoEtcdError } from '../../cluster/no-etcd-error.js';
+import { environmentSource } from '../../src/config/load-env.js';
 import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
 import { runDemo } from '../demo/run-demo.js';
-import { UsageError } from '../usage-error.js';
+import { EXIT_FAILED, UsageError } from '../usage-error.js';
 
 const DEFAULT_BASE_PREFIX = 'etcd-lease-demo/';
 
@@ -21,10 +23,14 @@ release), kills the leader and restarts it, pauses a member (SIGSTOP), and shows
 With ETCD_ENDPOINTS: runs against that cluster under a unique prefix, kills nothing, and
 deletes its keys at the end — a check a platform team can run against their etcd.
 
+It prints the run's prefix and the \`etcd-lease list\` command that shows its keys meanwhile.
+Keys show as demo-user\\0thread-1: \\0 is the NUL Mastra puts between resourceId and threadId.
+On a terminal the live view takes the screen (as top does) and leaves its last frame behind.
+
 Ends by itself, then prints the path of an HTML report and, last, exactly:
   summary: <n> ops, <f> faults, <o> overlaps, longest stall <x> s
-(f: faults injected; o: overlapping belief windows of different owners, see
-docs/design.md#belief-windows in the etcd-lease-provider package).
+(singular after 1: "1 fault"; f: faults injected; o: overlapping belief windows of different
+owners, see docs/design.md#belief-windows in the etcd-lease-provider package).
 Exit 0 when the history is safe, 1 on any overlap or fencing violation. Ctrl-C stops early.
 
   --duration S       how long the workers run, in seconds          [default 45]
@@ -32,7 +38,7 @@ Exit 0 when the history is safe, 1 on any overlap or fencing violation. Ctrl-C s
   --keys N           thread keys they contend for                  [default 6]
   --ttl MS           lease TTL; renewed every ttl/3                [default 6000]
   --report PATH      where to write the HTML report                [default report.html]
-  --prefix P         parent of the run's own unique prefix         [default ${DEFAULT_BASE_PREFIX}]
+  --prefix P         parent of the run's own unique prefix         [ETCD_PREFIX, default ${DEFAULT_BASE_PREFIX}]
 
 ${CONNECTION_HELP}`,
 
@@ -57,15 +63,22 @@ ${CONNECTION_HELP}`,
       const ttlMs = integerFlag('demo', 'ttl', values.ttl, 6000, 1000, 600_000);
       const durationS = integerFlag('demo', 'duration', values.duration, 45, 3, 3600);
       if (values.report === '') throw new UsageError('--report: must not be empty', 'demo');
-      return runDemo({
+      const demo = runDemo({
         cliEntry,
         external: connection.explicitEndpoints ? connection : undefined,
-        basePrefix: values.prefix ?? DEFAULT_BASE_PREFIX,
+        // The operator's prefix (their etcd role may allow no other) holds the run's own.
+        basePrefix: values.prefix ?? environmentSource(process.env).read('prefix') ?? DEFAULT_BASE_PREFIX,
         durationMs: durationS * 1000,
         workers: integerFlag('demo', 'workers', values.workers, 4, 1, 16),
         keys: integerFlag('demo', 'keys', values.keys, 6, 1, 64),
         ttlMs,
         reportPath: values.report ?? 'report.html',
+      });
+      // The message names the ways to get etcd and is meant to be read as it is: no class name, no stack.
+      return demo.catch((error: unknown) => {
+        if (!(error instanceof NoEtcdError)) throw error;
+        printError(error.message);
+        return EXIT_FAILED;
       });
     },
   };

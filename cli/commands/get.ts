@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { parsing, positionals } from '../args.js';
-import { print, type Command } from '../command.js';
+import { print, printError, type Command } from '../command.js';
 import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
-import { parseTextArg, quote } from '../key-text.js';
+import { escapedKeyGuess, parseTextArg, quote, shellWord } from '../key-text.js';
 import { formatTtl, leaseJson } from '../lease-row.js';
 import { LeaseStore } from '../lease-store.js';
 import { EXIT_OK } from '../usage-error.js';
@@ -14,7 +14,11 @@ export const getCommand: Command = {
 
 Shows who holds KEY, and the run metadata it was taken with, if any. KEY is taken literally,
 unless it is a JSON string literal ("a\\u0000b", as \`list\` prints keys), which is decoded.
-A free key is not an error: it prints "free" (with --json: null) and exits 0.
+A free key is not an error: it prints "free" (with --json: null) and exits 0. A shell cannot
+pass a NUL byte, so Mastra's thread keys (resourceId, NUL, threadId) must be given JSON-quoted:
+  etcd-lease get '"user-1\\u0000thread-4"'
+When an unquoted KEY with such an escape is free, a note on stderr says so, and whether the
+lease with the escape decoded exists.
 
   --json             print { key, owner, metadata?, fencingToken, ttlRemainingMs } or null
                      (metadata only when the lease has it)
@@ -30,6 +34,7 @@ ${CONNECTION_HELP}`,
     const store = new LeaseStore(resolveConnection(values));
     try {
       const lease = await store.get(key);
+      if (lease === undefined) await noteEscapes(store, keyArg as string);
       if (values.json) print(JSON.stringify(lease === undefined ? null : leaseJson(lease), null, 2));
       else if (lease === undefined) print(`${quote(key)}: free`);
       else {
@@ -45,3 +50,18 @@ ${CONNECTION_HELP}`,
     }
   },
 };
+
+/**
+ * `get 'user-1\u0000thread-4'` looks up the key with a backslash in it, which is free: say so, and whether the key the
+ * user most likely meant (the escape decoded) is held. On stderr: stdout stays what a script parses, and the exit code
+ * stays 0 (the key as given is free).
+ */
+async function noteEscapes(store: LeaseStore, keyArg: string): Promise<void> {
+  const meant = escapedKeyGuess(keyArg);
+  if (meant === undefined) return;
+  const held = (await store.get(meant)) !== undefined;
+  printError(
+    `note: KEY was taken literally, backslash included. ${held ? `A lease is held at ${quote(meant)}` : `${quote(meant)} is free too`}; ` +
+      `keys with escapes (a NUL, as in Mastra's thread keys) are passed JSON-quoted: etcd-lease get ${shellWord(quote(meant))}`,
+  );
+}

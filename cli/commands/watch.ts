@@ -5,12 +5,14 @@ import { decodeKey } from '../../src/keys/key-codec.js';
 import { decodeLeaseValue, type LeaseHolder } from '../../src/keys/lease-value.js';
 import { parsing, positionals } from '../args.js';
 import { print, printError, type Command } from '../command.js';
+import { describeError } from '../describe-error.js';
 import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
 import { quote } from '../key-text.js';
 import { holderText, type StoredLease } from '../lease-row.js';
 import { LeaseStore } from '../lease-store.js';
 import { Output } from '../output.js';
 import { PAGING_HELP, pageSize, pagingOptions } from '../paging.js';
+import { duration, ReconnectNotices, streamCause } from '../reconnect-notices.js';
 import { EXIT_OK } from '../usage-error.js';
 
 /** One line of `watch --json`; the field set is part of the CLI's contract. */
@@ -44,7 +46,9 @@ export const watchCommand: Command = {
 
 Prints every change to a lease under the prefix: acquired, renewed, transferred, freed
 (released, expired or force-released: etcd does not tell them apart). Runs until Ctrl-C
-(exit 0). Reconnects by itself when members go away; says so on stderr. It starts right after
+(exit 0). Reconnects by itself when members go away; says so on stderr, with the cause: once
+when the stream breaks, again after 10 s, 30 s, 1, 2 and 5 min and every 5 min while it stays
+down (naming each endpoint's failure), and once it is back. It starts right after
 a snapshot of the prefix (its size is said on stderr): no change is missed or shown twice.
 
   --json             one JSON object per line:
@@ -70,6 +74,7 @@ ${CONNECTION_HELP}`,
     const settings = resolveConnection(values);
     const store = new LeaseStore(settings);
     let watcher: Watcher | undefined;
+    const stopped = new AbortController();
     try {
       const show = (event: WatchEvent): string => (values.json ? JSON.stringify(event) : formatEvent(event));
       const output = new Output();
@@ -91,17 +96,28 @@ ${CONNECTION_HELP}`,
         settings.timeoutMs,
         () => new EtcdUnavailableError('watch', 1, settings.timeoutMs, new Error(`no watch stream to ${settings.hosts.join(',')}`)),
       );
+      const notices = new ReconnectNotices();
       watcher
         .on('put', (kv, previous) => print(show(putEvent(decodeKey(prefix, kv.key), kv, previous))))
         .on('delete', (kv, previous) => print(show(deleteEvent(decodeKey(prefix, kv.key), kv, previous))))
-        .on('disconnected', () => printError('watch: disconnected from etcd; reconnecting'))
-        .on('connected', () => printError('watch: connected'));
+        .on('disconnected', (error: unknown) => {
+          const notice = notices.disconnected(Date.now());
+          if (notice?.kind === 'down') printError(`watch: disconnected from etcd (${streamCause(error)}); reconnecting`);
+          if (notice?.kind === 'still-down') {
+            void whyDown(store, error).then((why) => stopped.signal.aborted || printError(`watch: still reconnecting after ${duration(notice.elapsedMs)}: ${why}`));
+          }
+        })
+        .on('connected', () => {
+          const notice = notices.connected(Date.now());
+          if (notice?.kind === 'back') printError(`watch: reconnected after ${duration(notice.elapsedMs)}`);
+        });
       printError(
         `watching ${quote(settings.prefix)} on ${settings.hosts.join(',')}: ${snapshot.count} lease(s) at revision ${snapshot.revision} (Ctrl-C to stop)`,
       );
       await untilInterrupted();
       return EXIT_OK;
     } finally {
+      stopped.abort();
       await watcher?.cancel().catch(() => undefined);
       store.close();
     }
@@ -148,6 +164,20 @@ export function formatEvent(e: WatchEvent): string {
       return `${head}  ${holder(e.previousOwner, e.previousMetadata)} -> ${holder(e.owner, e.metadata)}  token ${e.fencingToken}`;
     case 'freed':
       return e.previousOwner === null ? head : `${head}  was ${holder(e.previousOwner, e.previousMetadata)}`;
+  }
+}
+
+/**
+ * Why the stream cannot come back, per endpoint: a read through the CLI's own client, whose failure names what each
+ * endpoint last failed with. A read that works means etcd serves, and the stream's own error is the cause.
+ */
+async function whyDown(store: LeaseStore, streamError: unknown): Promise<string> {
+  try {
+    await store.count();
+    return `etcd answers reads, but the watch stream fails (${streamCause(streamError)})`;
+  } catch (error) {
+    if (error instanceof EtcdUnavailableError && error.endpoints.length > 0) return error.endpoints.map((e) => `${e.endpoint} ${e.detail}`).join('; ');
+    return describeError(error);
   }
 }
 

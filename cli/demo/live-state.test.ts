@@ -22,7 +22,7 @@ describe('LiveState', () => {
     expect(state.keys.get('k')?.owner).toBeUndefined();
   });
 
-  it("a loser's lost acquire and another owner's release do not change the holder", () => {
+  it("a loser's refused acquire (contention) and another owner's release do not change the holder; a refused renew counts apart", () => {
     const state = new LiveState(['k']);
     state.apply([
       op({ op: 'acquire', owner: 'a', sentAt: 0 }),
@@ -30,7 +30,10 @@ describe('LiveState', () => {
       op({ op: 'release', owner: 'b', sentAt: 6 }),
     ]);
     expect(state.keys.get('k')?.owner).toBe('a');
-    expect(state.lost).toBe(1);
+    expect(state.contended).toBe(1);
+    expect(state.refused).toBe(0);
+    state.apply([op({ op: 'renew', owner: 'a', sentAt: 7, outcome: 'lost' })]);
+    expect(state.refused).toBe(1);
   });
 
   it('counts errors by code and ops per second over a window', () => {

@@ -17,7 +17,10 @@ export class LiveState {
   readonly errorCodes = new Map<string, number>();
   total = 0;
   errors = 0;
-  lost = 0;
+  /** Acquires etcd answered "held by another owner": contention, what several workers on few keys cause. */
+  contended = 0;
+  /** Renews and transfers etcd refused: the lease had ended or passed to another owner (a real loss). */
+  refused = 0;
   private readonly returns: number[] = [];
 
   constructor(keys: readonly string[]) {
@@ -33,7 +36,10 @@ export class LiveState {
         const code = op.errorCode ?? 'error';
         this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1);
       }
-      if (op.outcome === 'lost') this.lost++;
+      if (op.outcome === 'lost') {
+        if (op.op === 'acquire') this.contended++;
+        else this.refused++;
+      }
       this.applyOwnership(op);
     }
   }

@@ -1,26 +1,33 @@
-import { quote } from '../key-text.js';
 import type { FaultEvent } from './fault-plan.js';
+import { count } from './count-words.js';
+import { liveFrame, type MemberView } from './live-frame.js';
 import type { LiveState } from './live-state.js';
-import { shortOwner } from './owner-token.js';
 import { now } from './worker-protocol.js';
 
-export interface MemberView {
-  readonly name: string;
-  readonly state: 'running' | 'paused' | 'killed';
-  readonly leader: boolean;
-}
+export type { MemberView } from './live-frame.js';
 
 const STATUS_EVERY_MS = 5000;
+/** Alternate screen on, cursor hidden; and back. */
+const ENTER = '\x1b[?1049h\x1b[?25l';
+const LEAVE = '\x1b[?25h\x1b[?1049l';
 
 /**
- * The demo's terminal output. On a TTY one block is redrawn in place (who owns what, ops/s,
- * members, faults); otherwise (CI, a test, a pipe) faults are printed as they happen and a
- * one-line status every few seconds, so logs stay readable.
+ * The demo's terminal output. On a TTY the view lives on the terminal's alternate screen (as `top` does), redrawn
+ * from its top-left corner, each frame cut to the terminal's size (live-frame.ts): nothing wraps or scrolls, so
+ * nothing is left behind in the scrollback, whatever the width, and a resize redraws at once. When it closes,
+ * the normal screen comes back and the last frame is printed there once, in full. Otherwise (CI, a test, a
+ * pipe) faults are printed as they happen and a one-line status every few seconds, so logs stay readable.
  */
 export class LiveView {
   private readonly events: string[] = [];
-  private drawnLines = 0;
   private lastStatusAt = 0;
+  private stoppingText: string | undefined;
+  private last: { state: LiveState; members: readonly MemberView[] | undefined } | undefined;
+  private open = false;
+  private readonly restore = (): void => void this.out.write(LEAVE);
+  private readonly onResize = (): void => {
+    if (this.last) this.render(this.last.state, this.last.members);
+  };
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -33,52 +40,71 @@ export class LiveView {
     return this.out.isTTY === true;
   }
 
+  /** Takes over the screen (TTY only); an exit hook gives it back even if the demo dies without `close`. */
+  start(): void {
+    if (!this.tty || this.open) return;
+    this.open = true;
+    this.out.write(ENTER);
+    process.once('exit', this.restore);
+    this.out.on('resize', this.onResize);
+  }
+
   event(event: FaultEvent): void {
-    const line = `${stamp(event.at - this.startAt)}  ${event.kind === 'elected' ? '' : 'fault: '}${event.note}`;
-    this.events.push(line);
-    if (!this.tty) this.out.write(`${line}\n`);
+    this.line(`${stamp(event.at - this.startAt)}  ${event.kind === 'elected' ? '' : 'fault: '}${event.note}`);
   }
 
   note(text: string): void {
-    const line = `${stamp(now() - this.startAt)}  ${text}`;
-    this.events.push(line);
-    if (!this.tty) this.out.write(`${line}\n`);
+    this.line(`${stamp(now() - this.startAt)}  ${text}`);
+  }
+
+  /**
+   * Ctrl-C. On the live screen the message takes the time line's place and stays until the view closes, then it is
+   * among the final frame's notes; elsewhere it goes to stderr, as lines do.
+   */
+  stopping(text: string): void {
+    if (!this.open) return void process.stderr.write(`${text}\n`);
+    this.stoppingText = text;
+    this.note(text);
+    if (this.last) this.render(this.last.state, this.last.members);
   }
 
   render(state: LiveState, members: readonly MemberView[] | undefined): void {
+    this.last = { state, members };
     const at = now();
     if (!this.tty) {
       if (at - this.lastStatusAt < STATUS_EVERY_MS) return;
       this.lastStatusAt = at;
       const held = [...state.keys.values()].filter((k) => k.owner !== undefined).length;
       this.out.write(
-        `${stamp(at - this.startAt)}  ${state.total} ops (${state.opsPerSecond(at).toFixed(0)}/s), ${state.lost} lost, ${state.errors} errors, ${held}/${state.keys.size} keys held\n`,
+        `${stamp(at - this.startAt)}  ${count(state.total, 'op')} (${state.opsPerSecond(at).toFixed(0)}/s), ${state.contended} contended, ` +
+          `${count(state.refused, 'lease')} lost, ${count(state.errors, 'error')}, ${held}/${state.keys.size} keys held\n`,
       );
       return;
     }
-    const lines = [
-      `${this.heading}   ${(Math.min(at - this.startAt, this.durationMs) / 1000).toFixed(1)} s / ${this.durationMs / 1000} s`,
-      '',
-    ];
-    if (members !== undefined) {
-      lines.push(`members  ${members.map((m) => `${m.name} ${m.state === 'running' ? (m.leader ? '★ leader' : '● up') : m.state === 'paused' ? '⏸ paused' : '✖ killed'}`).join('   ')}`);
-    }
-    const codes = [...state.errorCodes].map(([code, n]) => `${code} ×${n}`).join(', ');
-    lines.push(
-      `ops      ${state.total} total   ${state.opsPerSecond(at).toFixed(0)}/s   ${state.lost} lost (held by another)   ${state.errors} errors${codes ? ` (${codes})` : ''}`,
-      '',
-      'owners',
-    );
-    const width = Math.max(...[...state.keys.keys()].map((k) => quote(k).length));
-    for (const [key, view] of state.keys) {
-      const owner = view.owner === undefined ? '—' : `${shortOwner(view.owner).padEnd(12)}${view.fencingToken ? ` token ${view.fencingToken}` : ''}${at > view.believedUntil ? '  (lapsed?)' : ''}`;
-      lines.push(`  ${quote(key).padEnd(width)}  ${owner}`);
-    }
-    lines.push('', 'faults', ...(this.events.length === 0 ? ['  (none yet)'] : this.events.slice(-8).map((e) => `  ${e}`)));
-    // Up to the first line of the previous frame, clear to the end, draw again.
-    const rewind = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F\x1b[J` : '';
-    this.out.write(`${rewind}${lines.join('\n')}\n`);
-    this.drawnLines = lines.length;
+    if (!this.open) return;
+    const size = { columns: this.out.columns || 80, rows: this.out.rows || 24 };
+    const lines = liveFrame(this.frameInput(state, members, at), size);
+    // Home, each line then clear to its end, clear below: no full-screen clear, so no flicker.
+    this.out.write(`\x1b[H${lines.map((line) => `${line}\x1b[K`).join('\r\n')}\x1b[J`);
+  }
+
+  /** Gives the screen back and prints the last frame there, uncut, so it stays in the scrollback. */
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.out.off('resize', this.onResize);
+    process.off('exit', this.restore);
+    this.out.write(LEAVE);
+    if (this.last) this.out.write(`${liveFrame(this.frameInput(this.last.state, this.last.members, now())).join('\n')}\n`);
+  }
+
+  private frameInput(state: LiveState, members: readonly MemberView[] | undefined, at: number) {
+    return { heading: this.heading, elapsedMs: at - this.startAt, durationMs: this.durationMs, stopping: this.stoppingText, members, state, at, events: this.events };
+  }
+
+  private line(text: string): void {
+    this.events.push(text);
+    if (!this.tty) this.out.write(`${text}\n`);
   }
 }
 

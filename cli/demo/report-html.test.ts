@@ -26,7 +26,7 @@ function input(ops: DemoOp[]): ReportInput {
       { at: 1500, kind: 'restart', member: 'm0', note: 'restarted m0' },
     ],
     stall: longestStall(ops),
-    summaryLine: 'summary: 2 ops, 1 faults, 0 overlaps, longest stall 0.0 s',
+    summaryLine: 'summary: 2 ops, 1 fault, 0 overlaps, longest stall 0.0 s',
   };
 }
 
@@ -51,11 +51,28 @@ describe('renderReport', () => {
     expect(html).not.toMatch(/<script|\b(src|href)=|url\(/);
   });
 
-  it('escapes keys for HTML and shows NUL as \\u0000', () => {
+  it('escapes keys for HTML and shows NUL as \\0, with a legend', () => {
     const html = renderReport(input([acquire(a, 0, 'w1')]));
     expect(html).not.toContain('<thread>');
     expect(html).not.toContain('\u0000');
-    expect(html).toContain('\\u0000&#60;thread&#62;');
+    expect(html).toContain('user\\0&#60;thread&#62;');
+    expect(html).toContain('a NUL byte (shown as \\0)');
+  });
+
+  it('scales its charts to the page (viewBox, width 100 %) instead of a fixed 1100 px', () => {
+    const html = renderReport(input([acquire(a, 0, 'w1')]));
+    expect(html).toMatch(/svg \{ display: block; width: 100%;/);
+    for (const [, width] of html.matchAll(/<svg [^>]*viewBox="0 0 (\d+) \d+"/g)) expect(Number(width)).toBeLessThanOrEqual(800);
+  });
+
+  it('says which errors there were, and calls a refused answer refused, not lost', () => {
+    const failed: DemoOp = { ...acquire(a, 100, 'w1'), op: 'renew', outcome: 'error', errorCode: 'ELEASE_UNAVAILABLE' };
+    const refused: DemoOp = { ...acquire(b, 200, 'w2'), outcome: 'lost' };
+    const html = renderReport(input([acquire(a, 0, 'w1'), failed, refused]));
+    expect(html).toContain('<b>1</b>error: ELEASE_UNAVAILABLE 1 (renew 1)');
+    expect(html).toContain('<b>1</b>fault injected');
+    expect(html).toContain('<th>refused</th>');
+    expect(html).not.toMatch(/<th>lost<\/th>|● lost/);
   });
 
   it('draws a belief window per owner, marks faults, and outlines an overlap in red', () => {

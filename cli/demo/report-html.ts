@@ -1,5 +1,6 @@
 import type { BeliefWindow, OverlapViolation, Stall } from '../../history/types.js';
-import { quote } from '../key-text.js';
+import { NUL_SHOWN, readableKey } from '../key-text.js';
+import { count } from './count-words.js';
 import { isInjected, type FaultEvent } from './fault-plan.js';
 import { shortOwner, workerOf } from './owner-token.js';
 import type { DemoOp } from './worker-protocol.js';
@@ -20,12 +21,20 @@ export interface ReportInput {
   readonly summaryLine: string;
 }
 
-const WIDTH = 1100;
-const LABEL = 230;
+/**
+ * The charts' own coordinate system. They scale to the page's width (viewBox, width 100 %): drawn for a laptop
+ * window of about 800 px, so their 11 px labels stay 11 px there, larger on a wide screen up to 1.5×, smaller only
+ * on a narrower one.
+ */
+const WIDTH = 760;
+const MAX_SCALE = 1.5;
+const LABEL = 150;
 const PLOT = WIDTH - LABEL - 20;
 const ROW = 24;
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#bab0ac', '#e15759', '#ff9da7'];
 const OUTCOME_COLOUR = { ok: '#2e7d32', lost: '#9e9e9e', error: '#d32f2f' } as const;
+/** What a refused answer (`lost` in the history) means per operation: contention for an acquire, a real loss otherwise. */
+const REFUSED_MEANS = 'etcd answered that another owner holds the key: for an acquire, contention (another worker held it, as expected with several workers on few keys); for a renew or transfer, the lease had ended or passed on';
 const FAULT_COLOUR: Record<FaultEvent['kind'], string> = {
   kill: '#d32f2f',
   pause: '#ef6c00',
@@ -46,9 +55,10 @@ export function renderReport(input: ReportInput): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>etcd-lease demo report</title>
 <style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: ${WIDTH * MAX_SCALE}px; }
 h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 28px; }
 .figures { display: flex; gap: 12px; flex-wrap: wrap; }
 .figure { border: 1px solid #ddd; border-radius: 6px; padding: 8px 14px; min-width: 110px; }
@@ -56,31 +66,34 @@ h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 28px; }
 .bad b { color: #d32f2f; } .good b { color: #2e7d32; }
 code, pre { font-family: ui-monospace, monospace; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
+svg { display: block; width: 100%; max-width: ${WIDTH * MAX_SCALE}px; height: auto; }
 svg text { font: 11px ui-monospace, monospace; }
+.note { color: #555; }
 .legend span { display: inline-block; margin-right: 14px; }
 .swatch { display: inline-block; width: 12px; height: 12px; vertical-align: middle; margin-right: 4px; }
 </style>
 </head>
 <body>
 <h1>etcd-lease demo</h1>
-<p>${esc(input.mode)} · ${input.workers.length} worker processes · ${input.keys.length} thread keys · TTL ${input.ttlMs} ms, renewed every ${Math.round(input.ttlMs / 3)} ms · ${(span / 1000).toFixed(1)} s</p>
+<p>${esc(input.mode)} · ${count(input.workers.length, 'worker process', 'worker processes')} · ${count(input.keys.length, 'thread key')} · TTL ${input.ttlMs} ms, renewed every ${Math.round(input.ttlMs / 3)} ms · ${(span / 1000).toFixed(1)} s</p>
 <pre>${esc(input.summaryLine)}</pre>
 ${figures(input)}
 <h2>Ownership per key</h2>
 <p>Each bar is a belief window (docs/design.md#belief-windows in the etcd-lease-provider package): from the moment an acquire or transfer returned success to its holder
 until the holder released, handed over, heard it had lost, or (send time of its last successful renew) + TTL passed.
 Bars of different owners on one row must never overlap; overlaps would be drawn in red. Shaded bands: a member down or paused.
-The yellow band is the longest stall (no operation succeeded).</p>
+The yellow band is the longest stall (no operation succeeded). Keys are Mastra's thread keys: resourceId, a NUL byte (shown as ${NUL_SHOWN}), threadId.</p>
 ${legend(input.workers)}
 ${timeline(input, x, colourOf)}
 <h2>Latency over time</h2>
 <p>One dot per operation, at the time it was sent; height = time until it returned (log scale).
-<span style="color:${OUTCOME_COLOUR.ok}">● ok</span> <span style="color:${OUTCOME_COLOUR.lost}">● lost (held by another / no longer owned)</span> <span style="color:${OUTCOME_COLOUR.error}">● error (etcd unavailable within the deadline)</span></p>
+<span style="color:${OUTCOME_COLOUR.ok}">● ok</span> <span style="color:${OUTCOME_COLOUR.lost}">● refused (another owner holds the key: contention, or a lease that had ended)</span> <span style="color:${OUTCOME_COLOUR.error}">● error (etcd unavailable within the deadline)</span></p>
 ${latency(input, x)}
 <h2>Faults</h2>
 ${faultTable(input)}
 <h2>Operations</h2>
 ${opsTable(input.ops)}
+<p class="note">refused: ${esc(REFUSED_MEANS)}. error: no answer from etcd within the deadline (or another failure, by its code); the call claimed nothing.</p>
 </body>
 </html>
 `;
@@ -88,18 +101,34 @@ ${opsTable(input.ops)}
 
 function figures(input: ReportInput): string {
   const latencies = input.ops.map((op) => op.returnedAt - op.sentAt).sort((a, b) => a - b);
-  const errors = input.ops.filter((op) => op.outcome === 'error').length;
-  const card = (label: string, value: string, tone = ''): string => `<div class="figure ${tone}"><b>${esc(value)}</b>${esc(label)}</div>`;
+  const failed = input.ops.filter((op) => op.outcome === 'error');
+  const injected = input.faults.filter(isInjected).length;
+  const card = (value: string, label: string, tone = ''): string => `<div class="figure ${tone}"><b>${esc(value)}</b>${esc(label)}</div>`;
+  const noun = (n: number, singular: string, plural = `${singular}s`): string => (n === 1 ? singular : plural);
   return `<div class="figures">
-${card('operations', String(input.ops.length))}
-${card('faults injected', String(input.faults.filter(isInjected).length))}
-${card('overlaps', String(input.overlaps.length), input.overlaps.length === 0 ? 'good' : 'bad')}
-${card('fencing violations', String(input.fencingViolations), input.fencingViolations === 0 ? 'good' : 'bad')}
-${card('longest stall', `${(input.stall.durationMs / 1000).toFixed(1)} s`)}
-${card('errors', String(errors))}
-${card('latency p50', `${percentile(latencies, 0.5).toFixed(1)} ms`)}
-${card('latency p99', `${percentile(latencies, 0.99).toFixed(1)} ms`)}
+${card(String(input.ops.length), noun(input.ops.length, 'operation'))}
+${card(String(injected), noun(injected, 'fault injected', 'faults injected'))}
+${card(String(input.overlaps.length), noun(input.overlaps.length, 'overlap'), input.overlaps.length === 0 ? 'good' : 'bad')}
+${card(String(input.fencingViolations), noun(input.fencingViolations, 'fencing violation'), input.fencingViolations === 0 ? 'good' : 'bad')}
+${card(`${(input.stall.durationMs / 1000).toFixed(1)} s`, 'longest stall')}
+${card(String(failed.length), failed.length === 0 ? 'errors' : `${noun(failed.length, 'error')}: ${errorCodes(failed)}`)}
+${card(`${percentile(latencies, 0.5).toFixed(1)} ms`, 'latency p50')}
+${card(`${percentile(latencies, 0.99).toFixed(1)} ms`, 'latency p99')}
 </div>`;
+}
+
+/** `ELEASE_UNAVAILABLE 3 (renew 2, acquire 1)`: which errors, how many, on which operations. */
+function errorCodes(failed: readonly DemoOp[]): string {
+  const byCode = new Map<string, Map<string, number>>();
+  for (const op of failed) {
+    const code = op.errorCode ?? 'unknown error';
+    const ops = byCode.get(code) ?? new Map<string, number>();
+    ops.set(op.op, (ops.get(op.op) ?? 0) + 1);
+    byCode.set(code, ops);
+  }
+  return [...byCode]
+    .map(([code, ops]) => `${code} ${[...ops.values()].reduce((a, b) => a + b, 0)} (${[...ops].map(([op, n]) => `${op} ${n}`).join(', ')})`)
+    .join('; ');
 }
 
 function legend(workers: readonly string[]): string {
@@ -116,7 +145,7 @@ function timeline(input: ReportInput, x: (t: number) => number, colourOf: (owner
   parts.push(`<rect x="${x(input.stall.start).toFixed(1)}" y="${top}" width="${Math.max(1, x(input.stall.end) - x(input.stall.start)).toFixed(1)}" height="${height - top - 30}" fill="#fff59d" opacity="0.6"><title>longest stall: ${(input.stall.durationMs / 1000).toFixed(2)} s</title></rect>`);
   input.keys.forEach((key, i) => {
     const y = top + i * ROW;
-    parts.push(`<text x="4" y="${y + 16}">${esc(truncate(quote(key), 30))}</text>`);
+    parts.push(`<text x="4" y="${y + 16}">${esc(truncate(readableKey(key), 20))}<title>${esc(readableKey(key))}</title></text>`);
     parts.push(`<line x1="${LABEL}" x2="${LABEL + PLOT}" y1="${y + ROW}" y2="${y + ROW}" stroke="#eee"/>`);
   });
   for (const w of input.windows) {
@@ -198,10 +227,14 @@ function faultTable(input: ReportInput): string {
 
 function opsTable(ops: readonly DemoOp[]): string {
   const kinds = ['acquire', 'renew', 'transfer', 'release'] as const;
-  const outcomes = ['ok', 'lost', 'error'] as const;
-  const count = (kind: string, outcome: string): number => ops.filter((op) => op.op === kind && op.outcome === outcome).length;
-  const rows = kinds.map((k) => `<tr><td>${k}</td>${outcomes.map((o) => `<td>${count(k, o)}</td>`).join('')}</tr>`);
-  return `<table><tr><th>operation</th>${outcomes.map((o) => `<th>${o}</th>`).join('')}</tr>${rows.join('')}</table>`;
+  const outcomes = [
+    ['ok', 'ok'],
+    ['lost', 'refused'],
+    ['error', 'error'],
+  ] as const;
+  const tally = (kind: string, outcome: string): number => ops.filter((op) => op.op === kind && op.outcome === outcome).length;
+  const rows = kinds.map((k) => `<tr><td>${k}</td>${outcomes.map(([o]) => `<td>${tally(k, o)}</td>`).join('')}</tr>`);
+  return `<table><tr><th>operation</th>${outcomes.map(([, heading]) => `<th>${heading}</th>`).join('')}</tr>${rows.join('')}</table>`;
 }
 
 function svg(height: number, parts: string[]): string {

@@ -10,7 +10,8 @@ import { longestStall, summarize } from '../../history/stalls.js';
 import { print, printError } from '../command.js';
 import type { ConnectionSettings } from '../connection.js';
 import { describeError } from '../describe-error.js';
-import { quote } from '../key-text.js';
+import { NUL_SHOWN, quote, readableKey, shellWord } from '../key-text.js';
+import { count } from './count-words.js';
 import { LeaseStore } from '../lease-store.js';
 import { isInjected, runFaultPlan, type FaultEvent } from './fault-plan.js';
 import { WorkerFleet } from './fleet.js';
@@ -44,9 +45,11 @@ const LEADER_POLL_EVERY_MS = 2000;
  */
 export async function runDemo(options: DemoOptions): Promise<number> {
   const stopEarly = new AbortController();
+  // Where "stopping early" is said: stderr until the live view runs, then the view (which keeps it on screen).
+  const notice = { stopping: (text: string): void => printError(`\n${text}`) };
   const onSignal = (): void => {
     if (stopEarly.signal.aborted) process.exit(130); // second Ctrl-C: exit hooks kill everything
-    printError('\nstopping early: releasing leases and tearing down (Ctrl-C again to abort at once)');
+    notice.stopping('stopping early: releasing leases and tearing down (Ctrl-C again to abort at once)');
     stopEarly.abort();
   };
   process.on('SIGINT', onSignal);
@@ -63,9 +66,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       print(`cluster up: ${cluster.endpoints().join(', ')}`);
     } else {
       connection = { ...options.external, prefix };
-      print(`using the cluster at ${connection.hosts.join(', ')} under prefix ${quote(prefix)}; nothing will be killed`);
+      print(`using the cluster at ${connection.hosts.join(', ')}; nothing will be killed`);
     }
-    return await run(options, connection, cluster, stopEarly.signal);
+    return await run(options, connection, cluster, stopEarly.signal, notice);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -88,7 +91,13 @@ async function startLocalCluster(): Promise<EtcdCluster> {
   }
 }
 
-async function run(options: DemoOptions, connection: ConnectionSettings, cluster: EtcdCluster | undefined, stopEarly: AbortSignal): Promise<number> {
+async function run(
+  options: DemoOptions,
+  connection: ConnectionSettings,
+  cluster: EtcdCluster | undefined,
+  stopEarly: AbortSignal,
+  notice: { stopping: (text: string) => void },
+): Promise<number> {
   // Mastra's thread key shape: resourceId + NUL + threadId.
   const keys = Array.from({ length: options.keys }, (_, i) => `demo-user\u0000thread-${i + 1}`);
   const workerIds = Array.from({ length: options.workers }, (_, i) => `w${i + 1}`);
@@ -99,15 +108,21 @@ async function run(options: DemoOptions, connection: ConnectionSettings, cluster
   let history: DemoOp[] = [];
   let startAt = now();
   let endAt = startAt;
+  let view: LiveView | undefined;
 
   try {
     const configs: WorkerConfig[] = workerIds.map((workerId) => ({ workerId, connection, keys, ttlMs: options.ttlMs, maxHeld: 2 }));
+    print(`keys ${readableKey(keys[0] as string)} … (${NUL_SHOWN} = the NUL Mastra puts between resourceId and threadId)`);
+    print(`under prefix ${quote(connection.prefix)}; to look while it runs: etcd-lease list --endpoints ${connection.hosts.join(',')} --prefix ${shellWord(connection.prefix)}`);
     print(`starting ${options.workers} worker processes …`);
     await fleet.start(configs);
     startAt = now();
 
     const where = cluster === undefined ? `cluster ${connection.hosts.join(',')}` : 'local 3-member cluster';
-    const view = new LiveView(process.stdout, `etcd-lease demo · ${where} · ${options.workers} workers · ${options.keys} keys · ttl ${options.ttlMs} ms`, startAt, options.durationMs);
+    view = new LiveView(process.stdout, `etcd-lease demo: ${where}, ${count(options.workers, 'worker')}, ${count(options.keys, 'key')}, ttl ${options.ttlMs} ms`, startAt, options.durationMs);
+    const live = view;
+    live.start();
+    notice.stopping = (text) => live.stopping(text);
     const runEnd = new AbortController();
     const timer = setTimeout(() => runEnd.abort(), options.durationMs);
     const forward = (): void => runEnd.abort();
@@ -120,10 +135,10 @@ async function run(options: DemoOptions, connection: ConnectionSettings, cluster
         ? Promise.resolve()
         : runFaultPlan(cluster, startAt, options.durationMs, runEnd.signal, (event) => {
             faults.push(event);
-            view.event(event);
+            live.event(event);
           }).catch((error: unknown) => {
             problems.push(`fault plan failed: ${describeError(error)}`);
-            view.note(`fault plan failed: ${describeError(error)}`);
+            live.note(`fault plan failed: ${describeError(error)}`);
           });
 
     let leader: number | undefined;
@@ -135,7 +150,7 @@ async function run(options: DemoOptions, connection: ConnectionSettings, cluster
     const leaderPoller = setInterval(() => void pollLeader(), LEADER_POLL_EVERY_MS);
     const members = (): MemberView[] | undefined =>
       cluster?.members().map((m) => ({ name: m.name, state: m.state, leader: m.index === leader }));
-    const renderer = setInterval(() => view.render(state, members()), RENDER_EVERY_MS);
+    const renderer = setInterval(() => live.render(state, members()), RENDER_EVERY_MS);
 
     await new Promise<void>((resolve) => (runEnd.signal.aborted ? resolve() : runEnd.signal.addEventListener('abort', () => resolve(), { once: true })));
     clearTimeout(timer);
@@ -143,12 +158,15 @@ async function run(options: DemoOptions, connection: ConnectionSettings, cluster
     await plan; // repairs whatever is still broken, so the final releases find a quorum
     clearInterval(leaderPoller);
     clearInterval(renderer);
-    view.note(`${stopEarly.aborted ? 'stopped early' : 'time is up'}: workers release their leases`);
+    live.note(`${stopEarly.aborted ? 'stopped early' : 'time is up'}: workers release their leases`);
+    live.render(state, members());
     history = await fleet.stop();
     endAt = now();
     await pollLeader();
-    view.render(state, members());
+    live.render(state, members());
   } finally {
+    view?.close();
+    notice.stopping = (text) => printError(text);
     await fleet.stop(1000).catch(() => undefined); // no-op after a clean stop
     if (cluster === undefined) await cleanUp(connection);
   }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Makes a private CA and the three certificates the manifests mount, and stores them as
-# Secrets in the `mastra` namespace. Run once, from any directory, with kubectl pointed at
+# Makes a private CA and the four certificates the manifests mount, and stores them as
+# Secrets in the `mastra` namespace: the members' server and peer certificates, the app's client
+# certificate (CN=mastra-app: its etcd user once the etcd-auth Job has turned auth on) and root's
+# (CN=root, for that Job only). Run once, from any directory, with kubectl pointed at
 # the cluster. cert-manager can issue the same Secrets instead: keep the names and keys.
 set -euo pipefail
 NS=mastra
@@ -26,9 +28,10 @@ extendedKeyUsage=serverAuth"
 issue peer etcd-peer "subjectAltName=$members
 extendedKeyUsage=serverAuth,clientAuth"
 issue client mastra-app "extendedKeyUsage=clientAuth"
+issue root root "extendedKeyUsage=clientAuth"
 
 kubectl get namespace "$NS" >/dev/null 2>&1 || kubectl create namespace "$NS"
-for name in server peer client; do
+for name in server peer client root; do
   secret="etcd-$name-tls"
   kubectl -n "$NS" create secret generic "$secret" \
     --from-file=ca.crt=ca.crt --from-file=tls.crt="$name.crt" --from-file=tls.key="$name.key" \

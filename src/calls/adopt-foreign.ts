@@ -1,4 +1,6 @@
+import { LeaseTtlUnknownError } from '../errors/ttl-unknown.js';
 import type { PooledLease } from '../leases/lease-choice.js';
+import { endsNotBefore, reliedOnUntil } from '../leases/lease-ttl.js';
 import { decodeAdopt, keepLeaseTxn, moveLeaseTxn } from '../operations/adopt-lease.js';
 import type { KeyValue } from '../operations/etcd-txn.js';
 import type { AttemptContext } from '../transport/call-runner.js';
@@ -6,12 +8,18 @@ import type { LeaseBackend } from './lease-backend.js';
 
 /**
  * `value` holds the key, but on a lease this provider did not mint (another provider instance using the same
- * owner string, or an older version of this package): its id says nothing about when it ends, so ask etcd.
+ * owner string, or an older version of this package): its id says nothing about when it ends, so ask etcd. etcd's
+ * answer is whole seconds, truncated, computed at some moment between our question and its answer; each choice
+ * below reads it in the direction that is safe for that choice (leases/lease-ttl.ts):
  *
- * - The lease still runs at least until `need` (the server's remaining TTL, counted from before we asked): keep the
- *   key on it. Moving it to ours could shorten what the other writer was promised.
- * - It ends sooner (or the key has no lease): move the key to `lease`, which lasts until `need`. That never
- *   shortens the other writer's promise either: whatever it was promised ended before `need` at the latest.
+ * - Keep the key on it when it lasts until `need` even by the *low* reading (the truncated TTL from when we asked).
+ *   Reading it high instead could keep the key on a lease that ends up to a second before our caller's window.
+ * - Else move the key to a lease of ours that lasts until `need` and past the *high* reading (one more second,
+ *   from when the answer came): whatever the other writer was promised on the foreign lease ended before then.
+ *   Moving it to a lease that lasts only until `need` could shorten that promise by up to a second.
+ * - An answer etcd cannot have (a just-elected leader's placeholder) proves nothing either way: keeping could
+ *   outlast the lease, moving could shorten the other writer's promise. The attempt fails (retryable) and the call
+ *   asks again.
  *
  * The write is pinned to the version of the key that was read; returns its revision, or undefined if the key
  * changed in between (the caller starts over).
@@ -25,11 +33,19 @@ export async function adoptForeign(
   lease: PooledLease,
   attempt: AttemptContext,
 ): Promise<string | undefined> {
-  let keep = false;
+  let target = lease;
   if (kv.lease !== '0') {
-    const askedAt = backend.clock.now();
-    keep = askedAt + (await backend.remainingTtlMs(kv.lease, attempt)) >= need;
+    const answer = await backend.timeToLive(kv.lease, attempt);
+    const lastsUntil = endsNotBefore(answer);
+    if (lastsUntil !== undefined && lastsUntil >= need) {
+      return decodeAdopt(await backend.commit(etcdKey, keepLeaseTxn(etcdKey, value, kv.mod_revision, kv.lease), attempt));
+    }
+    const relied = reliedOnUntil(answer);
+    if (relied === undefined) throw new LeaseTtlUnknownError(kv.lease, answer.ttlSeconds, answer.grantedSeconds);
+    if (relied > target.notBefore) {
+      const now = backend.clock.now();
+      target = await backend.leaseFor(relied - now, now, attempt);
+    }
   }
-  const txn = keep ? keepLeaseTxn(etcdKey, value, kv.mod_revision, kv.lease) : moveLeaseTxn(etcdKey, value, kv.mod_revision, lease.id);
-  return decodeAdopt(await backend.commit(etcdKey, txn, attempt, keep ? undefined : lease));
+  return decodeAdopt(await backend.commit(etcdKey, moveLeaseTxn(etcdKey, value, kv.mod_revision, target.id), attempt, target));
 }

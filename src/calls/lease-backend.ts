@@ -8,6 +8,7 @@ import { EtcdOverloadedError } from '../errors/overloaded.js';
 import { unstacked } from '../commit/unstacked.js';
 import type { PooledLease } from '../leases/lease-choice.js';
 import type { LeasePool } from '../leases/lease-pool.js';
+import type { TimeToLiveAnswer } from '../leases/lease-ttl.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
 import type { OwnLeaseIds } from '../operations/refresh-own.js';
 import { renewDelayMs } from '../commit/renew-delay.js';
@@ -215,10 +216,11 @@ export class LeaseBackend {
     this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now(), need);
   }
 
-  /** Milliseconds the server still counts for `leaseId` (whole seconds, rounded down; 0 when it is gone). */
-  async remainingTtlMs(leaseId: string, attempt: AttemptContext): Promise<number> {
+  /** etcd's answer about `leaseId`'s remaining TTL, with when it was asked and answered (leases/lease-ttl.ts says what it proves). */
+  async timeToLive(leaseId: string, attempt: AttemptContext): Promise<TimeToLiveAnswer> {
+    const askedAt = this.parts.clock.now();
     const res = await untilStopped(attempt.signal, this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline }));
-    return Math.max(0, Number(res.TTL)) * 1000;
+    return { ttlSeconds: Number(res.TTL), grantedSeconds: Number(res.grantedTTL), askedAt, answeredAt: this.parts.clock.now() };
   }
 }
 

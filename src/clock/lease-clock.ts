@@ -16,7 +16,8 @@ export const JUMP_CHECK_INTERVAL_MS = 250;
  * - across a suspend the monotonic clock stands still but the wall clock moves on, so the suspend counts;
  * - across a backward NTP step the wall clock goes back but the monotonic clock moves on, so time still passes.
  * A lease's remaining life is computed on this clock, so it can only be underestimated — after a forward
- * wall step, a pooled lease looks older than it is (a new lease is granted: wasteful, never unsafe).
+ * wall step, a pooled lease looks older than it is (a new lease is granted: wasteful, never unsafe), and a held
+ * lease's window looks over when it is not (the handle asks etcd before it believes that: see `jumpedMs`).
  *
  * Values start near 0 at construction and are comparable only with readings of the same instance.
  */
@@ -24,6 +25,7 @@ export class LeaseClock {
   private lastMonotonic: number;
   private lastWall: number;
   private value = 0;
+  private jumped = 0;
   private readonly jumpListeners = new Set<(jumpMs: number) => void>();
   private ticker: NodeJS.Timeout | undefined;
 
@@ -46,8 +48,21 @@ export class LeaseClock {
     const advance = Math.max(0, byMonotonic, byWall);
     this.value += advance;
     const jump = byWall - Math.max(0, byMonotonic);
-    if (jump > JUMP_THRESHOLD_MS) for (const listener of this.jumpListeners) listener(jump);
+    if (jump > JUMP_THRESHOLD_MS) {
+      this.jumped += jump;
+      for (const listener of this.jumpListeners) listener(jump);
+    }
     return this.value;
+  }
+
+  /**
+   * Total of the jumps seen so far (each reading's wall advance beyond the monotonic one, when over
+   * JUMP_THRESHOLD_MS), as of the last reading. The clock cannot tell a suspend (real time passed: etcd's leases
+   * aged) from a forward wall-clock step (no time passed); the difference between two values of this says how much
+   * of the time between two readings may be either — something only etcd can settle (handles/held-lease.ts).
+   */
+  get jumpedMs(): number {
+    return this.jumped;
   }
 
   /**

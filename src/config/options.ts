@@ -2,7 +2,7 @@ import type { MeterProvider } from '@opentelemetry/api';
 import type { Etcd3, IOptions } from 'etcd3';
 import type { LeaseEventListener } from './events.js';
 
-/** Where debug and warning messages go. Both methods are optional. */
+/** Where debug and warning messages go. Both methods are optional: a missing one is not called. */
 export interface LeaseLogger {
   debug?(message: string, fields?: Record<string, unknown>): void;
   warn?(message: string, fields?: Record<string, unknown>): void;
@@ -75,7 +75,10 @@ export interface EtcdLeaseProviderOptions {
    * @default false
    */
   contractResults?: boolean;
-  /** Receives debug and warning messages. Silent by default. */
+  /**
+   * Receives debug and warning messages, replacing the default. `{}` silences everything.
+   * @default warnings to stderr, one line each (`etcd-lease-provider warn: …`); debug messages nowhere
+   */
   logger?: LeaseLogger;
   /**
    * Called synchronously with every `LeaseEvent`: acquired, contended, lost, circuit state changes.

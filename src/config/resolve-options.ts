@@ -3,6 +3,7 @@ import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/inval
 import { checkText } from '../keys/key-codec.js';
 import { POLICY } from '../transport/policy.js';
 import type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
+import { STDERR_LOGGER } from './stderr-logger.js';
 
 /** Options after validation, with every default applied. */
 export interface ResolvedOptions {
@@ -70,8 +71,19 @@ export function resolveOptions(options: EtcdLeaseProviderOptions): ResolvedOptio
     maxBatchSize,
     renewCoalesceMs,
     readConsistency,
-    logger: options.logger ?? {},
+    logger: resolveLogger(options.logger),
   };
+}
+
+/** A given logger replaces the default one entirely: `{ debug }` alone (no `warn`) silences warnings too. */
+function resolveLogger(logger: unknown): LeaseLogger {
+  if (logger === undefined) return STDERR_LOGGER;
+  if (typeof logger !== 'object' || logger === null) throw new LeaseArgumentTypeError('options.logger', 'must be an object with optional debug and warn methods');
+  for (const level of ['debug', 'warn'] as const) {
+    const method = (logger as Record<string, unknown>)[level];
+    if (method !== undefined && typeof method !== 'function') throw new LeaseArgumentTypeError(`options.logger.${level}`, 'must be a function (message, fields) => void');
+  }
+  return logger as LeaseLogger;
 }
 
 function resolveHosts(hosts: unknown): string[] {

@@ -12,7 +12,7 @@ import { createEtcdClient } from '../transport/etcd-client.js';
 import { POLICY } from '../transport/policy.js';
 
 /**
- * What everything talking to one etcd cluster shares: the client (one set of connections and per-member breakers),
+ * What everything talking to one etcd cluster shares: the client (one set of connections and per-member health),
  * the retry runner with its adaptive timeout, the group committer (so one consensus round carries lease renewals and
  * events alike), the lease clock, the observer and the lifetime signal that close() fires.
  *

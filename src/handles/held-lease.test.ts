@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderClosedError } from '../errors/closed.js';
 import { LeaseLostError } from '../errors/lease-lost.js';
+import { SuspendableClock } from '../../test/chaos/suspendable-clock.js';
 import { FakeLeaseStore, until } from '../../test/support/fake-lease-store.js';
+import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../clock/lease-clock.js';
+import { LeaseObserver } from '../metrics/observer.js';
+import { POLICY } from '../transport/policy.js';
 import { hold } from './hold.js';
 
 const K = 'k';
@@ -103,3 +107,59 @@ describe('hold (against an in-memory store)', () => {
     await expect(hold(store.ops, 'c', 'C', TTL, undefined)).rejects.toBeInstanceOf(ProviderClosedError);
   });
 });
+
+describe('hold when the wall clock jumps ahead of the monotonic clock (a suspend, or a forward step)', () => {
+  /** A store whose provider clock's wall clock the test moves; a handle on K, settled in. */
+  async function heldWithJumpableClock() {
+    const source = new SuspendableClock();
+    const store = new FakeLeaseStore(new LeaseObserver({ logger: {} }), new LeaseClock(source));
+    const handle = await hold(store.ops, K, 'A', TTL, undefined);
+    store.connectWatches();
+    await until(() => store.calls.filter((c) => c === 'renew A').length >= 2, 2000, 'two renews');
+    return { source, store, handle };
+  }
+  const renews = (store: FakeLeaseStore) => store.calls.filter((c) => c === 'renew A').length;
+
+  it('a step far past the window does not end the handle: it renews at once, etcd says the key is still ours, it goes on', async () => {
+    const { source, store, handle } = await heldWithJumpableClock();
+    source.jumpWall(60_000);
+    const before = renews(store);
+    await new Promise((r) => setTimeout(r, 4 * TTL)); // several windows of real time
+    expect(reasonOf(handle.signal)).toBeUndefined();
+    expect(store.values.get(K)?.owner).toBe('A');
+    expect(store.calls).not.toContain('release A');
+    expect(renews(store) - before).toBeGreaterThanOrEqual(3); // renewing every ttl/3 again
+    await handle.release();
+  });
+
+  it('woken from a suspend in which the key went to someone else, the handle aborts as soon as etcd says so', async () => {
+    const { source, store, handle } = await heldWithJumpableClock();
+    store.values.set(K, { owner: 'B', modRevision: String(++store.revision) }); // unseen by the watch
+    source.jumpWall(60_000);
+    const wokeAt = performance.now();
+    await until(() => handle.signal.aborted, JUMP_CHECK_INTERVAL_MS + 500, 'the signal');
+    expect(reasonOf(handle.signal)).toBe('renew-refused');
+    expect(performance.now() - wokeAt).toBeLessThanOrEqual(JUMP_CHECK_INTERVAL_MS + 100);
+  });
+
+  it('woken from a suspend with etcd out of reach, the handle aborts as expired within the renew deadline', async () => {
+    const { source, store, handle } = await heldWithJumpableClock();
+    const openGate = store.holdRenews();
+    source.jumpWall(60_000);
+    const wokeAt = performance.now();
+    await until(() => handle.signal.aborted, JUMP_CHECK_INTERVAL_MS + POLICY.clockJumpRenewMs + 1000, 'the signal');
+    expect(reasonOf(handle.signal)).toBe('expired');
+    expect(performance.now() - wokeAt).toBeLessThanOrEqual(JUMP_CHECK_INTERVAL_MS + POLICY.clockJumpRenewMs + 100);
+    openGate();
+  });
+
+  it('a window over even without the jump (renews failing all along) ends as expired without asking again', async () => {
+    const { source, store, handle } = await heldWithJumpableClock();
+    const openGate = store.holdRenews();
+    await until(() => handle.signal.aborted, 2000, 'the signal');
+    expect(reasonOf(handle.signal)).toBe('expired');
+    source.jumpWall(60_000); // after the end: nothing more happens
+    openGate();
+  });
+});
+

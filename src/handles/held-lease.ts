@@ -2,8 +2,9 @@ import { isLeaseError } from '../errors/lease-error.js';
 import { LeaseLostError, type LeaseLossReason } from '../errors/lease-lost.js';
 import type { KeyWatch, KeyWatchEvent } from '../waiting/key-watch.js';
 import type { LeaseOps } from '../waiting/lease-ops.js';
+import { POLICY } from '../transport/policy.js';
 import type { LeaseHandle } from './lease-handle.js';
-import { believedUntil, nextRenewAt, renewDeadlineMs, retryRenewAt, revisionAfter } from './renew-schedule.js';
+import { believedUntil, nextRenewAt, renewDeadlineMs, retryRenewAt, revisionAfter, windowState } from './renew-schedule.js';
 
 /**
  * Endings after which the key may still carry our owner value, so the handle deletes it: others should
@@ -16,6 +17,12 @@ const RELEASE_AFTER: ReadonlySet<LeaseLossReason> = new Set(['expired', 'renew-f
  * - the renew loop: a renew every ttl/3 from the last success's send time; a renew answering false ends it;
  * - the expiry timer, re-armed from each successful renew's send time: no renew succeeded in time;
  * - a watch on the key from the revision after our acquire: the key deleted or written by another owner.
+ * A window that looks over only because the wall clock jumped ahead is settled by etcd, not by the clock: a
+ * suspend (etcd's time passed) and a forward wall-clock step (none did) look the same from inside the process.
+ * The handle renews at once with a short deadline (POLICY.clockJumpRenewMs): success means the key was ours all
+ * along (a renew compares our value, and nobody else can have held a key that never left us), so the handle goes
+ * on; false ends it as refused; no answer in time ends it as expired. So a step costs one renew, and after a real
+ * suspend a handle whose window ended still aborts within that deadline of noticing.
  * Timers are unref'd: a held lease alone does not keep the process alive (it then expires by its TTL).
  */
 export class HeldLease implements LeaseHandle {
@@ -24,6 +31,10 @@ export class HeldLease implements LeaseHandle {
   /** Aborts an in-flight renew when the handle ends. */
   private readonly renewing = new AbortController();
   private until = 0;
+  /** `clock.jumpedMs` when the write that opened the current window was sent. */
+  private jumpedAtSend = 0;
+  /** A renew is asking etcd whether a window that ended only on account of a clock jump really did. */
+  private verifying = false;
   private expiryTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   /** When the renew timer is meant to fire (LeaseClock), so it can be re-armed after a clock jump. */
@@ -50,7 +61,7 @@ export class HeldLease implements LeaseHandle {
     this.signal = this.controller.signal;
     ops.observer.holdStarted();
     this.stopWatchingClock = ops.clock.onJump(() => this.afterClockJump());
-    this.renewed(acquiredSentAt);
+    this.renewed(acquiredSentAt, ops.clock.jumpedMs);
     this.watch = ops.watch(key, (event) => this.onWatch(event), revisionAfter(fencingToken));
     if (ops.lifecycle.closing.aborted) this.onClosing();
     else ops.lifecycle.closing.addEventListener('abort', this.onClosing, { once: true });
@@ -91,21 +102,22 @@ export class HeldLease implements LeaseHandle {
     }
   }
 
-  private async renew(): Promise<void> {
-    if (this.ended) return;
+  /** `verify`: the renew that settles a window the clock jump made look over (see the class comment). */
+  private async renew(verify = false): Promise<void> {
+    if (this.ended || (this.verifying && !verify)) return;
     const sentAt = this.ops.clock.now();
+    const jumpedAtSend = this.ops.clock.jumpedMs;
+    const deadlineMs = verify ? Math.min(POLICY.clockJumpRenewMs, this.ops.deadlineMs) : renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs);
     let renewed: boolean;
     try {
-      renewed = await this.ops.renew(
-        this.key,
-        this.owner,
-        this.ttlMs,
-        { signal: this.renewing.signal, deadlineMs: renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs) },
-        this.metadata,
-      );
+      renewed = await this.ops.renew(this.key, this.owner, this.ttlMs, { signal: this.renewing.signal, deadlineMs }, this.metadata);
     } catch (error) {
       if (this.ended) return;
-      if (isLeaseError(error) && error.retryable) {
+      if (verify) {
+        this.end('expired', error); // etcd could not say the key is still ours: the window may really be over
+      } else if (this.verifying) {
+        // the verifying renew decides
+      } else if (isLeaseError(error) && error.retryable) {
         // The expiry timer ends the handle if no retry succeeds in time.
         this.renewFailures++;
         this.scheduleRenew(retryRenewAt(this.ops.clock.now(), this.until, this.renewFailures));
@@ -119,13 +131,17 @@ export class HeldLease implements LeaseHandle {
       this.end('renew-refused');
       return;
     }
+    if (verify) this.verifying = false;
     this.renewFailures = 0;
-    this.renewed(sentAt);
+    this.renewed(sentAt, jumpedAtSend);
   }
 
-  /** A write sent at `sentAt` succeeded: the belief window now ends ttlMs after it. */
-  private renewed(sentAt: number): void {
-    this.until = believedUntil(sentAt, this.ttlMs);
+  /** A write sent at `sentAt` succeeded: the belief window now ends ttlMs after it (unless a later-sent one's did). */
+  private renewed(sentAt: number, jumpedAtSend: number): void {
+    const until = believedUntil(sentAt, this.ttlMs);
+    if (until <= this.until) return; // an older renew answered after a newer one: the newer window stands
+    this.until = until;
+    this.jumpedAtSend = jumpedAtSend;
     this.armExpiry();
     this.scheduleRenew(nextRenewAt(sentAt, this.ttlMs));
   }
@@ -138,18 +154,33 @@ export class HeldLease implements LeaseHandle {
 
   /** The timer fired; on the lease clock (which counts a suspend) the window may or may not be over yet. */
   private expireIfDue(): void {
-    if (this.ops.clock.now() >= this.until) this.end('expired');
-    else this.armExpiry();
+    if (this.ended || this.verifying) return;
+    const now = this.ops.clock.now();
+    // That reading can itself have seen the jump, and its listener settled the window already.
+    if (this.ended || this.verifying) return;
+    switch (windowState(now, this.until, this.ops.clock.jumpedMs - this.jumpedAtSend)) {
+      case 'open':
+        this.armExpiry();
+        break;
+      case 'over':
+        this.end('expired');
+        break;
+      case 'jumped-past':
+        this.verifying = true;
+        clearTimeout(this.renewTimer);
+        void this.renew(true);
+        break;
+    }
   }
 
   /**
    * The machine was suspended (or the wall clock stepped ahead): the window may have ended while nothing could
-   * run. End at once if so, else re-arm both timers for what is really left.
+   * run. Settle it at once if it looks over, else re-arm both timers for what is really left.
    */
   private afterClockJump(): void {
     if (this.ended) return;
     this.expireIfDue();
-    if (!this.ended && this.renewAt !== undefined) this.scheduleRenew(this.renewAt);
+    if (!this.ended && !this.verifying && this.renewAt !== undefined) this.scheduleRenew(this.renewAt);
   }
 
   private scheduleRenew(at: number): void {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { believedUntil, expiryMarginMs, nextRenewAt, renewDeadlineMs, retryRenewAt, revisionAfter } from './renew-schedule.js';
+import { believedUntil, expiryMarginMs, nextRenewAt, renewDeadlineMs, retryRenewAt, revisionAfter, windowState } from './renew-schedule.js';
 
 describe('renew schedule', () => {
+  it('a window that ended only on account of clock jumps is for etcd to settle; one over without them is over', () => {
+    expect(windowState(9_999, 10_000, 0)).toBe('open');
+    expect(windowState(10_000, 10_000, 0)).toBe('over');
+    expect(windowState(70_000, 10_000, 60_500)).toBe('jumped-past'); // without the 60.5 s jumped, 9.5 s of 10 had passed
+    expect(windowState(70_000, 10_000, 59_000)).toBe('over'); // even without the jump it would be over now
+  });
+
   it('belief ends ttl after the last successful send, minus at most 250 ms (10 % of short TTLs)', () => {
     expect(believedUntil(1000, 2000)).toBe(1000 + 2000 - 200);
     expect(believedUntil(1000, 15_000)).toBe(1000 + 15_000 - 250);

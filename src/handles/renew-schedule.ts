@@ -16,6 +16,19 @@ export function believedUntil(sentAt: number, ttlMs: number): number {
   return sentAt + ttlMs - expiryMarginMs(ttlMs);
 }
 
+/**
+ * Where a belief window ending at `until` stands at `now`, given how much the lease clock jumped (wall clock
+ * ahead of the monotonic one) since the write that opened it was sent:
+ * - `open`: not over;
+ * - `over`: over even without the jumps — no renew succeeded for the whole window;
+ * - `jumped-past`: over only on account of the jumps, which may be a suspend (real time passed) or a forward
+ *   wall-clock step (none did). Only etcd can tell: the handle asks it with a renew.
+ */
+export function windowState(now: number, until: number, jumpedMs: number): 'open' | 'over' | 'jumped-past' {
+  if (now < until) return 'open';
+  return now - jumpedMs < until ? 'jumped-past' : 'over';
+}
+
 /** Renew about every ttl/3 after the last successful write, as Mastra's runtime does: two renews may fail before the lease is lost. */
 export function nextRenewAt(sentAt: number, ttlMs: number): number {
   return sentAt + ttlMs / 3;

@@ -2,7 +2,7 @@ import type { LeaseCallOptions } from '../config/call-options.js';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 
 /**
- * Mastra's next lease contract adds optional run metadata (a string) where this provider took its per-call
+ * The run-metadata extension adds optional run metadata (a string) where this provider took its per-call
  * options. A string (or `undefined`) there is metadata; an object is call options, so calls written for either
  * shape keep working: `acquireLease(k, o, ttl, { signal })` and `acquireLease(k, o, ttl, runId, { signal })`.
  */

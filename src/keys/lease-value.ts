@@ -3,7 +3,7 @@
  *
  * - Without metadata: the owner's UTF-8 bytes, exactly as every earlier version stored them, so records written
  *   before metadata existed keep working and read back as `{ owner }`.
- * - With metadata (Mastra's run id, a string): `0xFF 0x01`, the owner's length as 4 bytes big-endian, the owner's
+ * - With run metadata (a string): `0xFF 0x01`, the owner's length as 4 bytes big-endian, the owner's
  *   UTF-8 bytes, then the metadata's UTF-8 bytes.
  *
  * Why this is unambiguous: 0xFF never occurs in UTF-8, and owners are well-formed strings (lone surrogates are

@@ -2,7 +2,7 @@ import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/inval
 
 /**
  * The longest lease the provider grants: ten years. etcd itself allows 9 000 000 000 s, but the provider's lease
- * ids carry each lease's expiry in 41 bits of milliseconds counted from 2024 (leases/lease-id.ts), and ten years
+ * ids carry each lease's expiry in 37 bits of 16 ms units counted from 2024 (leases/lease-id.ts), and ten years
  * keeps every lease inside that space for decades; no lease is meant to outlive its holder's process by years.
  */
 export const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;

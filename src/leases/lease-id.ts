@@ -5,20 +5,28 @@ import { randomInt } from 'node:crypto';
  * transaction can compare a key's lease id (`LEASE` target, `<` / `>`). The provider uses both:
  *
  *   bit 63      0 (ids are positive int64)
- *   bits 62–41  tag: random per provider instance, so its ids form one contiguous range of its own
- *   bits 40–0   notBefore: the earliest moment the lease may expire, in whole milliseconds
+ *   bits 62–37  tag: 26 random bits per provider instance, so its ids form one contiguous range of its own
+ *   bits 36–0   notBefore: the earliest moment the lease may expire, in whole units of 16 ms, rounded down
  *
- * Inside one provider, a larger id therefore never means an earlier expiry. That turns "never move a key to a
+ * Inside one provider, a larger id therefore never means an earlier expiry (rounding down keeps that order, and
+ * two leases of one unit get two ids: the pool never asks for one twice). That turns "never move a key to a
  * lease that ends earlier than the one it is on" into a compare etcd evaluates atomically with the write:
  * `LEASE >= lowest AND LEASE <= mine` (see operations/refresh-own.ts). Ids of other providers (other tags)
  * and of other programs fall outside the range and are handled by reading their TTL (provider slow path).
  *
+ * Why 16 ms units: 37 bits of them span as long as 41 bits of milliseconds (until 2093) and leave 26 bits for the
+ * tag, so two of N live providers share a tag with probability ≈ N²/2²⁷ (0.0075 % for 100, 0.75 % for 1 000)
+ * instead of N²/2²³. A shared tag costs a grant ("already exists": leases/grant.ts), never a lease that ends
+ * early. An id claims up to 15 ms less life than its lease has, which only makes the pool's choice a little
+ * less tight.
+ *
  * notBefore counts from 2024-01-01 on the wall clock at the provider's start plus its LeaseClock, so it grows
- * across restarts (41 bits of milliseconds last until 2093) and a restarted provider that drew the same tag
- * ranks its new leases above the old ones.
+ * across restarts and a restarted provider that drew the same tag ranks its new leases above the old ones.
  */
-const TAG_BITS = 22n;
-const TIME_BITS = 41n;
+export const TAG_BITS = 26n;
+const TIME_BITS = 37n;
+/** Milliseconds per unit of an id's notBefore. */
+export const ID_UNIT_MS = 16;
 const TIME_MASK = (1n << TIME_BITS) - 1n;
 const EPOCH_MS = Date.UTC(2024, 0, 1);
 
@@ -31,7 +39,7 @@ export class LeaseIdSpace {
 
   /**
    * @param clockWallOrigin wall-clock ms at which the provider's LeaseClock read 0
-   * @param tag 1 … 2^22-1; random when omitted
+   * @param tag 1 … 2^26-1; random when omitted
    */
   constructor(clockWallOrigin: number, tag: number = randomInt(1, Number(1n << TAG_BITS))) {
     if (!Number.isInteger(tag) || tag < 1 || BigInt(tag) >= 1n << TAG_BITS) throw new RangeError(`tag out of range: ${tag}`);
@@ -41,9 +49,17 @@ export class LeaseIdSpace {
     this.highest = (this.base | TIME_MASK).toString();
   }
 
-  /** The id for a lease that cannot expire before `notBefore` (LeaseClock ms); floors it to whole ms. */
+  /**
+   * The largest notBefore (LeaseClock ms) an id can stand for that is not after `notBefore`: what the id of a lease
+   * that cannot expire before `notBefore` claims. Leases record this value, so a lease and its id agree.
+   */
+  floor(notBefore: number): number {
+    return Math.floor((this.originMs + notBefore) / ID_UNIT_MS) * ID_UNIT_MS - this.originMs;
+  }
+
+  /** The id for a lease that cannot expire before `notBefore` (LeaseClock ms); rounds it down to a whole unit. */
   idFor(notBefore: number): string {
-    const units = BigInt(Math.floor(this.originMs + notBefore));
+    const units = BigInt(Math.floor((this.originMs + notBefore) / ID_UNIT_MS));
     if (units < 0n || units > TIME_MASK) throw new RangeError(`lease expiry outside the id space: ${notBefore}`);
     return (this.base | units).toString();
   }
@@ -52,7 +68,7 @@ export class LeaseIdSpace {
   notBeforeOf(id: string): number | undefined {
     const value = BigInt(id);
     if ((value & ~TIME_MASK) !== this.base) return undefined;
-    return Number(value & TIME_MASK) - this.originMs;
+    return Number(value & TIME_MASK) * ID_UNIT_MS - this.originMs;
   }
 
   contains(id: string): boolean {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseClock } from '../clock/lease-clock.js';
+import { LeaseIdTakenError } from '../errors/lease-id-taken.js';
+import { isLeaseError } from '../errors/lease-error.js';
 import { LeaseIdSpace } from './lease-id.js';
-import { LeaseIdTaken, LeasePool, type GrantFn } from './lease-pool.js';
+import { LeasePool, type GrantFn } from './lease-pool.js';
 
 function fakeClock() {
   const raw = { monotonic: 0, wall: Date.UTC(2026, 0, 1) };
@@ -88,12 +90,45 @@ describe('lease pool', () => {
     const tried: string[] = [];
     const { pool } = poolWith(t, async (_ttl, id) => {
       tried.push(id);
-      if (tried.length === 1) throw new LeaseIdTaken(id);
+      if (tried.length === 1) throw new LeaseIdTakenError(id, 'test');
     });
     const lease = await pool.leaseFor(5_000, t.now());
     expect(tried).toHaveLength(2);
     expect(BigInt(tried[1]!)).toBe(BigInt(tried[0]!) - 1n);
     expect(lease.id).toBe(tried[1]);
+  });
+
+  it('out of ids, rejects with a coded, retryable error, having never tried one below the need', async () => {
+    const t = fakeClock();
+    const claims: number[] = [];
+    const { pool } = poolWith(t, async (_ttl, id, notBefore) => {
+      claims.push(notBefore);
+      throw new LeaseIdTakenError(id, 'test');
+    });
+    const need = t.now() + 5_000;
+    const failure = await Promise.resolve(pool.leaseFor(5_000, t.now())).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LeaseIdTakenError);
+    expect(isLeaseError(failure) && [failure.code, failure.retryable]).toEqual(['ELEASE_UNAVAILABLE', true]);
+    expect(claims.length).toBeGreaterThan(1);
+    expect(Math.min(...claims)).toBeGreaterThanOrEqual(need);
+  });
+
+  it('a call that shared a grant which settled on a lower id gets a lease that covers its own need', async () => {
+    const t = fakeClock();
+    let grants = 0;
+    // Seven ids in a row are taken: the grant settles 7 units (112 ms) below the notBefore it started with.
+    const { pool } = poolWith(t, async (_ttl, id) => {
+      if (++grants <= 7) throw new LeaseIdTakenError(id, 'test');
+    });
+    const starter = pool.leaseFor(5_000, t.now());
+    t.advance(900); // joins the same grant: its need lies within a bucket below the grant's notBefore
+    const sentAt = t.now();
+    const joiner = pool.leaseFor(5_000, sentAt);
+    expect(grants).toBe(1); // both wait for the one grant
+    const [a, b] = await Promise.all([starter, joiner]);
+    expect(a.notBefore).toBeGreaterThanOrEqual(5_000);
+    expect(b.notBefore).toBeGreaterThanOrEqual(sentAt + 5_000);
+    expect(b.id).not.toBe(a.id);
   });
 
   it('never asks etcd for one id twice, even for two leases with the same expiry', async () => {

@@ -1,19 +1,13 @@
 import type { LeaseClock } from '../clock/lease-clock.js';
+import { LeaseIdTakenError } from '../errors/lease-id-taken.js';
 import { chooseLease, notBeforeOf, shouldPrefetch, ttlSecondsFor, type PooledLease } from './lease-choice.js';
-import type { LeaseIdSpace } from './lease-id.js';
-
-/** A lease id etcd already knows and that cannot be shown to be ours: the pool tries the next lower id. */
-export class LeaseIdTaken extends Error {
-  constructor(readonly id: string) {
-    super(`lease id ${id} is taken`);
-  }
-}
+import { ID_UNIT_MS, type LeaseIdSpace } from './lease-id.js';
 
 /**
  * Performs one LeaseGrant of `ttlSeconds` under the chosen `id`, retries included, and resolves once etcd
- * granted it (or proved an earlier attempt of this same grant did). Rejects with `LeaseIdTaken` when the id
- * belongs to a lease it cannot vouch for. It takes no caller signal on purpose: a grant is shared by every
- * call waiting for it, so one caller giving up must not fail the others.
+ * granted it (or proved that the lease it already has under that id lasts until `notBefore`). Rejects with
+ * `LeaseIdTakenError` when the id belongs to a lease it cannot vouch for. It takes no caller signal on purpose:
+ * a grant is shared by every call waiting for it, so one caller giving up must not fail the others.
  */
 export type GrantFn = (ttlSeconds: number, id: string, notBefore: number) => Promise<void>;
 
@@ -22,7 +16,7 @@ interface PendingGrant {
   readonly promise: Promise<PooledLease>;
 }
 
-/** How many lower ids a grant tries when etcd already knows the chosen one. */
+/** How many ids one grant tries when etcd already knows the chosen one (each try costs a round trip). */
 const ID_ATTEMPTS = 8;
 
 /**
@@ -70,7 +64,10 @@ export class LeasePool {
       return ready;
     }
     const inFlight = [...this.pending].find((p) => p.notBefore >= need && p.notBefore <= need + this.bucketMs);
-    return (inFlight ?? this.startGrant(need)).promise;
+    if (inFlight === undefined) return this.startGrant(need).promise;
+    // A grant whose id was taken settles on a lower one: it still covers the need it was started for, not
+    // necessarily ours. Then look again (another grant, or a new one for this need).
+    return inFlight.promise.then((lease) => (lease.notBefore >= need ? lease : this.leaseFor(ttlMs, sentAt)));
   }
 
   /** Forget a lease etcd no longer knows (revoked, or lost with the cluster's data). */
@@ -104,8 +101,9 @@ export class LeasePool {
   private startGrant(need: number): PendingGrant {
     const sentAt = this.clock.now();
     const ttlSeconds = ttlSecondsFor(need, sentAt, this.bucketMs);
-    const notBefore = notBeforeOf(sentAt, ttlSeconds);
-    const promise = this.grantWithFreeId(ttlSeconds, notBefore).then((lease) => {
+    // What the first id tried claims (ids round down to whole units): waiters are matched against it.
+    const notBefore = this.ids.floor(notBeforeOf(sentAt, ttlSeconds));
+    const promise = this.grantWithFreeId(ttlSeconds, notBefore, need).then((lease) => {
       if (!this.closed) {
         this.leases.set(lease.id, lease);
         this.pruneAt = Math.min(this.pruneAt, lease.notBefore);
@@ -121,24 +119,28 @@ export class LeasePool {
 
   /**
    * A lower id claims an earlier expiry than the lease has, which is always safe; so when the chosen id is
-   * taken — by one of this pool's own grants with the same expiry, or as etcd reports — the next one down is tried.
-   * Because no id is asked for twice, etcd answering "already exists" means an earlier attempt of this very grant
-   * committed (see grant.ts).
+   * taken — by one of this pool's own grants of the same unit, or as etcd reports (grant.ts) — the next one down is
+   * tried, never below `need` (the lease must still serve the call that started the grant). Out of ids, the grant
+   * rejects with the retryable `LeaseIdTakenError`: the calls waiting for it try again with a new grant.
    */
-  private async grantWithFreeId(ttlSeconds: number, notBefore: number): Promise<PooledLease> {
+  private async grantWithFreeId(ttlSeconds: number, notBefore: number, need: number): Promise<PooledLease> {
     for (const [id, until] of this.requested) if (until < this.clock.now()) this.requested.delete(id);
-    for (let attempt = 0; ; attempt++) {
-      const candidate = notBefore - attempt;
+    let taken: LeaseIdTakenError | undefined;
+    let tries = 0;
+    for (let candidate = this.ids.floor(notBefore); candidate >= need && tries < ID_ATTEMPTS; candidate -= ID_UNIT_MS) {
       const id = this.ids.idFor(candidate);
       if (this.requested.has(id)) continue;
       this.requested.set(id, candidate);
+      tries++;
       try {
         await this.grant(ttlSeconds, id, candidate);
         return { id, notBefore: candidate };
       } catch (error) {
-        if (!(error instanceof LeaseIdTaken) || attempt + 1 >= ID_ATTEMPTS) throw error;
+        if (!(error instanceof LeaseIdTakenError)) throw error;
+        taken = error;
       }
     }
+    throw taken ?? new LeaseIdTakenError(this.ids.idFor(notBefore), `every id between it and the need ${need} was asked for already`);
   }
 
   /** Leases whose `notBefore` has passed can serve no new key (every need lies in the future). */

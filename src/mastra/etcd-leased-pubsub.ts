@@ -32,8 +32,8 @@ export class EtcdLeasedPubSub extends PubSub implements LeaseProvider {
   private readonly leases: LeaseRecordProvider;
   private readonly closeLeaseProvider: boolean;
   /**
-   * Holder and run metadata of a key (Mastra's next contract). An own property, present only when the lease
-   * provider keeps metadata: Mastra switches to metadata-scoped leases by the mere presence of this method.
+   * Holder and run metadata of a key (the run-metadata extension; no Mastra version calls it). An own property,
+   * present only when the lease provider keeps metadata, so that its presence means the metadata is really kept.
    */
   declare readonly getLeaseRecord?: (key: string) => Promise<LeaseRecord | undefined>;
   private readonly closePubSub: boolean;
@@ -115,7 +115,7 @@ export class EtcdLeasedPubSub extends PubSub implements LeaseProvider {
     return this.leases;
   }
 
-  // Each takes Mastra's optional run metadata after the arguments of 1.71 and passes it on unchanged.
+  // Each takes the optional run metadata after Mastra's arguments and passes it on unchanged.
 
   acquireLease(key: string, owner: string, ttlMs: number, metadata?: string): Promise<{ acquired: boolean; owner?: string }> {
     return metadata === undefined ? this.leases.acquireLease(key, owner, ttlMs) : this.leases.acquireLease(key, owner, ttlMs, metadata);

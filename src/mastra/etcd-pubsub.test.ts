@@ -1,6 +1,7 @@
 import { isLeaseProvider, PubSub } from '@mastra/core/events';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { ProviderClosedError } from '../errors/closed.js';
 import { EtcdPubSub } from './etcd-pubsub.js';
 
 // No etcd here: construction sends nothing, so the shape and the option checks are testable without a cluster.
@@ -23,7 +24,8 @@ describe('EtcdPubSub (shape)', () => {
   });
 
   it('refuses bad options naming them, before building anything', () => {
-    expect(() => new EtcdPubSub({ hosts, prefix: 'lease/' })).toThrow(/^options\.eventPrefix: required/);
+    expect(() => new EtcdPubSub({ hosts, prefix: 'lease' })).toThrow(/^options\.eventPrefix: required/);
+    expect(() => new EtcdPubSub({ hosts, maxDeliveryAttempts: -1 })).toThrow(/^options\.maxDeliveryAttempts: /);
     expect(() => new EtcdPubSub({ hosts, retentionMs: 10 })).toThrow(/^options\.retentionMs: /);
     expect(() => new EtcdPubSub({ hosts, onAcquireError: 'maybe' as never })).toThrow(/^options\.onAcquireError: /);
     expect(() => new EtcdPubSub({ hosts, onLeaseError: 1 as never })).toThrow(/^options\.onLeaseError: /);
@@ -41,10 +43,30 @@ describe('EtcdPubSub (shape)', () => {
     }
   });
 
-  it('close is idempotent and later calls fail as closed', async () => {
+  it('takes the obvious one-segment lease prefix, with its events beside it', async () => {
+    const pubsub = new EtcdPubSub({ hosts, prefix: 'myapp/' });
+    try {
+      expect(pubsub.toJSON()).toMatchObject({ prefix: 'myapp/', eventPrefix: 'myapp-events/' });
+    } finally {
+      await pubsub.close();
+    }
+  });
+
+  it('takes maxDeliveryAttempts: 0 as unlimited', async () => {
+    const pubsub = new EtcdPubSub({ hosts, maxDeliveryAttempts: 0 });
+    await pubsub.close();
+  });
+
+  it('close is idempotent and later calls fail as closed, naming the EtcdPubSub', async () => {
     const pubsub = new EtcdPubSub({ hosts });
     await Promise.all([pubsub.close(), pubsub.close()]);
-    await expect(pubsub.publish('t', { type: 't', runId: 'r', data: null })).rejects.toMatchObject({ code: 'ELEASE_CLOSED' });
-    await expect(pubsub.acquireLease('k', 'o', 5000)).rejects.toMatchObject({ code: 'ELEASE_CLOSED' });
+    const closed = (operation: string) => ({ code: 'ELEASE_CLOSED', closed: 'EtcdPubSub', message: `${operation}: the EtcdPubSub is closed` });
+    await expect(pubsub.publish('t', { type: 't', runId: 'r', data: null })).rejects.toMatchObject(closed('publish'));
+    await expect(pubsub.subscribe('t', () => {})).rejects.toMatchObject(closed('subscribe'));
+    await expect(pubsub.subscribe('t', () => {}, { group: 'g' })).rejects.toMatchObject(closed('subscribe'));
+    await expect(pubsub.getHistory('t')).rejects.toMatchObject(closed('getHistory'));
+    await expect(pubsub.acquireLease('k', 'o', 5000)).rejects.toMatchObject(closed('acquireLease'));
+    await expect(pubsub.renewLease('k', 'o', 5000)).rejects.toMatchObject(closed('renewLease'));
+    await expect(pubsub.publish('t', { type: 't', runId: 'r', data: null })).rejects.toBeInstanceOf(ProviderClosedError);
   });
 });

@@ -35,10 +35,10 @@ export class EtcdPubSub extends EtcdLeasedPubSub {
     let provider: EtcdLeaseProvider;
     let bus: EtcdEventBus;
     try {
-      provider = new EtcdLeaseProvider(options, { core });
+      provider = new EtcdLeaseProvider(options, { core, closedAs: 'EtcdPubSub' });
       bus = new EtcdEventBus(core, events, options.meterProvider);
     } catch (error) {
-      core.close(new ProviderClosedError('construct'));
+      core.close(new ProviderClosedError('construct', 'EtcdPubSub'));
       throw error;
     }
     const { onAcquireError, onLeaseError } = options;
@@ -46,7 +46,7 @@ export class EtcdPubSub extends EtcdLeasedPubSub {
       super(new EtcdEventPubSub(bus, core.options.logger), provider, { onAcquireError, onLeaseError });
     } catch (error) {
       void bus.close();
-      core.close(new ProviderClosedError('construct'));
+      core.close(new ProviderClosedError('construct', 'EtcdPubSub'));
       throw error;
     }
     this.core = core;
@@ -68,7 +68,7 @@ export class EtcdPubSub extends EtcdLeasedPubSub {
    * not call it: call it after.
    */
   override close(): Promise<void> {
-    this.shutdown ??= super.close().finally(() => this.core.close(new ProviderClosedError('call in flight')));
+    this.shutdown ??= super.close().finally(() => this.core.close(new ProviderClosedError('call in flight', 'EtcdPubSub')));
     return this.shutdown;
   }
 }

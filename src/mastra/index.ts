@@ -1,6 +1,7 @@
 // Entry point of the `etcd-lease-provider/mastra` subpath. Kept apart from the root entry
 // because it needs `@mastra/core/events` at run time (`EtcdLeasedPubSub extends PubSub`),
-// while the root entry only uses Mastra's types and so works without the optional peer.
+// while the root entry neither loads nor names `@mastra/core` (its types included), so it works without the
+// optional peer.
 export { withEtcdLeases } from './with-etcd-leases.js';
 export { EtcdLeasedPubSub, type ClosableLeaseProvider } from './etcd-leased-pubsub.js';
 export type { WithEtcdLeasesOptions, LeaseOperation } from './options.js';
@@ -8,7 +9,30 @@ export { EtcdPubSub } from './etcd-pubsub.js';
 export type { EtcdPubSubOptions } from './etcd-pubsub-options.js';
 export { streamPartsWriteBehind } from './etcd-pubsub-publish-modes.js';
 export type { EtcdPubSubEventOptions, PublishMode, PublishedEvent } from '../pubsub/options.js';
-export { EventTooLargeError } from '../errors/event-too-large.js';
-export { EtcdOverloadedError } from '../errors/overloaded.js';
-export { EtcdNoSpaceError } from '../errors/no-space.js';
+// Every error class, from the root entry's own exports: the build shares one module between both entries, so an error
+// raised here is `instanceof` the class imported from `etcd-lease-provider`, and the other way round.
+export {
+  LeaseError,
+  isLeaseError,
+  LeaseArgumentTypeError,
+  LeaseArgumentRangeError,
+  EtcdUnavailableError,
+  LeaseAbortedError,
+  ProviderClosedError,
+  EtcdAuthenticationError,
+  EtcdPermissionError,
+  EtcdTlsError,
+  LeaseWaitTimeoutError,
+  LeaseLostError,
+  EtcdRequestRejectedError,
+  EtcdSizeLimitError,
+  EtcdCompactedError,
+  EventTooLargeError,
+  EtcdOverloadedError,
+  EtcdNoSpaceError,
+  type LeaseErrorCode,
+  type LeaseLossReason,
+  type SizeLimit,
+  type OverloadReason,
+} from '../index.js';
 export { PUBSUB_METRIC } from '../metrics/instruments.js';

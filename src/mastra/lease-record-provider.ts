@@ -2,10 +2,11 @@ import type { LeaseProvider } from '@mastra/core/events';
 import type { LeaseRecord } from '../results.js';
 
 /**
- * Mastra's next lease contract (after `@mastra/core` 1.71): every lease call may carry the run's metadata (its run
- * id, a string), which must match exactly, and `getLeaseRecord` reads holder and metadata together. Mastra switches
- * to it only when a provider has `getLeaseRecord`, so that method is present exactly when the provider behind it
- * really keeps metadata. The methods also satisfy 1.71's `LeaseProvider` (the extra parameters are optional).
+ * The run-metadata extension (README, *Run metadata*): every lease call may carry run metadata (a string), which must
+ * match exactly, and `getLeaseRecord` reads holder and metadata together. No Mastra version calls it (a proposal for
+ * Mastra to do so was closed unmerged); it is present exactly when the provider behind it really keeps metadata, so a
+ * caller may detect it by `getLeaseRecord`. The methods also satisfy Mastra's `LeaseProvider` (the extra parameters
+ * are optional).
  */
 export interface LeaseRecordProvider extends LeaseProvider {
   acquireLease(key: string, owner: string, ttlMs: number, metadata?: string): Promise<{ acquired: boolean; owner?: string }>;

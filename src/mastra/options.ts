@@ -9,17 +9,19 @@ export interface WithEtcdLeasesOptions {
    * What the Mastra runtime sees when `acquireLease` fails (etcd unreachable past the provider's
    * deadline, provider closed, …):
    *
-   * - `'throw'`: the error reaches Mastra. `@mastra/core` 1.71 treats a thrown acquire on the
-   *   idle-wake path of `sendMessage`/`sendSignal` as *acquired* and runs the agent anyway
-   *   (fail-open: no message is dropped, but two processes may run the same thread at once
-   *   while etcd is unreachable). Durable-agent recovery (`registerRun` with `strict`) rejects.
-   * - `'deny'`: `acquireLease` resolves `{ acquired: false }` with no owner, so Mastra starts
-   *   no run (fail-closed: a thread never has two runners, but in 1.71 the idle wake then
-   *   resolves `deliver` and the message is not run — it is lost unless the caller persists
-   *   and re-sends it).
+   * - `'throw'`: the error reaches Mastra. `@mastra/core` 1.71 counts a rejected acquire on its
+   *   idle wake (`sendMessage`/`sendSignal`) and for plain `stream()`/`generate()` runs as *won*
+   *   and runs the agent anyway (fail-open: no message is dropped, but two processes may run the
+   *   same thread while etcd is unreachable); durable run registration rejects. Mastra's runtime
+   *   after 1.71 does the same outside fail-closed admission, and in fail-closed admission and
+   *   queue drains acts on the rejection itself (admission error, one bounded owner read): keep
+   *   `'throw'` with it.
+   * - `'deny'`: `acquireLease` resolves `{ acquired: false }` with no owner. On 1.71 Mastra then
+   *   starts no run (fail-closed: a thread never has two runners, but the idle wake resolves
+   *   `deliver` and the message is not run — it is lost unless the caller persists and re-sends
+   *   it). After 1.71 it hides the rejection the fail-closed paths look for: use it with 1.71 only.
    *
-   * Other operations are never rewritten: Mastra already swallows renew/release errors and
-   * turns a failed transfer into a fresh acquire.
+   * Other operations are never rewritten: Mastra handles renew, release and transfer errors itself.
    * @default 'throw'
    */
   onAcquireError?: 'throw' | 'deny';

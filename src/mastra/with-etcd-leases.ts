@@ -28,7 +28,8 @@ export function withEtcdLeases(
   options: WithEtcdLeasesOptions = {},
 ): EtcdLeasedPubSub {
   if (isLeaseProvider(leases)) return new EtcdLeasedPubSub(pubsub, leases, options);
-  // Built here, so owned here: `closeLeaseProvider: false` cannot leak a client nobody else can reach.
-  const provider = new EtcdLeaseProvider(leases);
+  // Built here, so owned here: `closeLeaseProvider: false` cannot leak a client nobody else can reach. The annotation
+  // is where the compiler checks that EtcdLeaseProvider is a Mastra `LeaseProvider` (the root entry cannot import it).
+  const provider: ClosableLeaseProvider = new EtcdLeaseProvider(leases);
   return new EtcdLeasedPubSub(pubsub, provider, { ...options, closeLeaseProvider: true });
 }

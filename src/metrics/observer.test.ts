@@ -1,22 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import type { LeaseEvent } from '../config/events.js';
-import { METER_NAME, METRIC } from './instruments.js';
+import { EtcdUnavailableError } from '../errors/unavailable.js';
+import { METER_NAME, METER_VERSION, METRIC } from './instruments.js';
 import { LeaseObserver } from './observer.js';
 import { recordingMeterProvider } from '../../test/support/recording-meter-provider.js';
 
 describe('LeaseObserver', () => {
-  it('records acquire latency in seconds by result, and counts contention, with no key or owner label', async () => {
+  it('records acquire latency in seconds by result (error.type on errors), and counts contention, with no key or owner label', async () => {
     const m = recordingMeterProvider();
     const events: LeaseEvent[] = [];
     const observer = new LeaseObserver({ meterProvider: m.provider, onEvent: (e) => events.push(e), logger: {} });
     await observer.timeAcquire('secret-key', 'secret-owner', async () => ({ acquired: true, owner: 'secret-owner', fencingToken: '7' }));
     await observer.timeAcquire('secret-key', 'other', async () => ({ acquired: false, owner: 'secret-owner' }));
-    await expect(observer.timeAcquire('secret-key', 'x', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    await expect(observer.timeAcquire('secret-key', 'x', () => Promise.reject(new EtcdUnavailableError('acquire', 3, 5000, new Error('down'))))).rejects.toThrow('down');
+    await expect(observer.timeAcquire('secret-key', 'x', () => Promise.reject(new TypeError('bug')))).rejects.toThrow('bug');
 
     expect(m.meters).toEqual([METER_NAME]);
+    expect(m.versions).toEqual([METER_VERSION]);
     const durations = m.records.filter((r) => r.name === METRIC.acquireDuration);
-    expect(durations.map((r) => r.attributes)).toEqual([{ result: 'acquired' }, { result: 'contended' }, { result: 'error' }]);
+    expect(durations.map((r) => r.attributes)).toEqual([
+      { result: 'acquired' },
+      { result: 'contended' },
+      { result: 'error', 'error.type': 'ELEASE_UNAVAILABLE' },
+      { result: 'error', 'error.type': 'TypeError' },
+    ]);
     for (const d of durations) expect(d.value).toBeLessThan(1); // seconds, not milliseconds
     expect(m.created.find((c) => c.name === METRIC.acquireDuration)?.unit).toBe('s');
     expect(m.records.filter((r) => r.name === METRIC.contention)).toHaveLength(1);
@@ -39,22 +47,22 @@ describe('LeaseObserver', () => {
     ]);
   });
 
-  it('reports batch sizes and circuit state per endpoint, and stops observing once closed', () => {
+  it('reports batch sizes and circuit state per endpoint as server.address and server.port, and stops observing once closed', () => {
     const m = recordingMeterProvider();
     const events: LeaseEvent[] = [];
     const observer = new LeaseObserver({ meterProvider: m.provider, onEvent: (e) => events.push(e), logger: {} });
     observer.batch(12);
     observer.circuit('http://a:2379', 'open');
     observer.circuit('http://a:2379', 'open'); // no change: no event
-    observer.circuit('http://b:2379', 'closed');
+    observer.circuit('https://[::1]:2380', 'closed');
     expect(m.records.find((r) => r.name === METRIC.batchSize)?.value).toBe(12);
     expect(m.collect()).toEqual([
-      { name: METRIC.circuitState, value: 2, attributes: { endpoint: 'http://a:2379' } },
-      { name: METRIC.circuitState, value: 0, attributes: { endpoint: 'http://b:2379' } },
+      { name: METRIC.circuitState, value: 2, attributes: { 'server.address': 'a', 'server.port': 2379 } },
+      { name: METRIC.circuitState, value: 0, attributes: { 'server.address': '::1', 'server.port': 2380 } },
     ]);
     expect(events).toEqual([
       { type: 'circuit', endpoint: 'http://a:2379', state: 'open' },
-      { type: 'circuit', endpoint: 'http://b:2379', state: 'closed' },
+      { type: 'circuit', endpoint: 'https://[::1]:2380', state: 'closed' },
     ]);
     observer.close();
     expect(m.collect()).toEqual([]);

@@ -1,10 +1,13 @@
 import { metrics, type MeterProvider, type ObservableCallback } from '@opentelemetry/api';
 import { LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import type { LeaseLossReason } from '../errors/lease-lost.js';
-import type { AcquireResult } from '../results.js';
+import type { AcquireDecision } from '../results.js';
 import type { LeaseLogger } from '../config/options.js';
 import type { CircuitState, LeaseEvent, LeaseEventListener } from '../config/events.js';
-import { CIRCUIT_STATE_VALUE, createInstruments, METER_NAME, type Instruments } from './instruments.js';
+import { parseEndpoint } from '../config/endpoint.js';
+import { errorType } from './error-type.js';
+import { CIRCUIT_STATE_VALUE, createInstruments, type Instruments, type ServerAttributes } from './instruments.js';
+import { leaseMeter } from './meter-scope.js';
 
 export interface ObserverOptions {
   onEvent?: LeaseEventListener | undefined;
@@ -21,7 +24,7 @@ export class LeaseObserver {
   private readonly logger: LeaseLogger;
   private readonly instruments: Instruments;
   private readonly circuits = new Map<string, CircuitState>();
-  private readonly observeCircuits: ObservableCallback<{ endpoint: string }>;
+  private readonly observeCircuits: ObservableCallback<ServerAttributes>;
 
   constructor(options: ObserverOptions) {
     if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
@@ -33,17 +36,17 @@ export class LeaseObserver {
     }
     this.onEvent = options.onEvent;
     this.logger = options.logger;
-    this.instruments = createInstruments(meterProvider.getMeter(METER_NAME));
+    this.instruments = createInstruments(leaseMeter(meterProvider));
     this.observeCircuits = (result) => {
-      for (const [endpoint, state] of this.circuits) result.observe(CIRCUIT_STATE_VALUE[state], { endpoint });
+      for (const [endpoint, state] of this.circuits) result.observe(CIRCUIT_STATE_VALUE[state], serverAttributes(endpoint));
     };
     this.instruments.circuitState.addCallback(this.observeCircuits);
   }
 
   /** Times one acquire and reports its result. (Promise callbacks, not an async function: it wraps every acquire.) */
-  timeAcquire(key: string, owner: string, run: () => Promise<AcquireResult>): Promise<AcquireResult> {
+  timeAcquire(key: string, owner: string, run: () => Promise<AcquireDecision>): Promise<AcquireDecision> {
     const startedAt = performance.now();
-    let running: Promise<AcquireResult>;
+    let running: Promise<AcquireDecision>;
     try {
       running = run();
     } catch (error) {
@@ -52,17 +55,17 @@ export class LeaseObserver {
     return running.then(
       (result) => this.acquireAnswered(key, owner, startedAt, result),
       (error: unknown) => {
-        this.instruments.acquireDuration.record(seconds(startedAt), { result: 'error' });
+        this.instruments.acquireDuration.record(seconds(startedAt), { result: 'error', 'error.type': errorType(error) });
         throw error;
       },
     );
   }
 
-  private acquireAnswered(key: string, owner: string, startedAt: number, result: AcquireResult): AcquireResult {
+  private acquireAnswered(key: string, owner: string, startedAt: number, result: AcquireDecision): AcquireDecision {
     const durationMs = performance.now() - startedAt;
     if (result.acquired) {
       this.instruments.acquireDuration.record(durationMs / 1000, { result: 'acquired' });
-      this.emit({ type: 'acquired', key, owner, fencingToken: result.fencingToken ?? '', durationMs });
+      this.emit({ type: 'acquired', key, owner, fencingToken: result.fencingToken, durationMs });
     } else {
       this.instruments.acquireDuration.record(durationMs / 1000, { result: 'contended' });
       this.instruments.contention.add(1);
@@ -130,4 +133,10 @@ export class LeaseObserver {
 
 function seconds(startedAt: number): number {
   return (performance.now() - startedAt) / 1000;
+}
+
+/** An endpoint as OpenTelemetry names a server: host without scheme or brackets, and port. */
+function serverAttributes(endpoint: string): ServerAttributes {
+  const parsed = parseEndpoint(endpoint);
+  return parsed === undefined ? { 'server.address': endpoint } : { 'server.address': parsed.host, 'server.port': parsed.port };
 }

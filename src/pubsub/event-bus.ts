@@ -9,7 +9,8 @@ import { checkText } from '../keys/key-codec.js';
 import { grantPooledLease } from '../leases/grant.js';
 import { LeaseIdSpace } from '../leases/lease-id.js';
 import { LeasePool } from '../leases/lease-pool.js';
-import { createPubSubInstruments, METER_NAME, type PubSubInstruments } from '../metrics/instruments.js';
+import { createPubSubInstruments, type PubSubInstruments } from '../metrics/instruments.js';
+import { leaseMeter } from '../metrics/meter-scope.js';
 import type { CallScope } from '../transport/call-scope.js';
 import { checkEventSize, checkPublishedEvent, decodeEvent, encodeEvent, stampEvent } from './codec/envelope.js';
 import { FanoutSubscription } from './deliver/fanout-subscription.js';
@@ -24,7 +25,7 @@ import { Publisher } from './publish/publisher.js';
 import type { ResolvedEventOptions } from './resolve-options.js';
 import { CompactionCheck } from './retention/compaction-check.js';
 import { readPrefix } from './watch/range-read.js';
-import { WatchStream } from './watch/watch-stream.js';
+import { WatchStream, type WatchStreamTuning } from './watch/watch-stream.js';
 
 /** Per-call options of the bus's async methods. */
 export interface BusCallOptions {
@@ -41,6 +42,12 @@ export interface BusPublishOptions extends BusCallOptions {
 export interface BusSubscribeOptions extends BusCallOptions {
   group?: string;
   startFrom?: 'earliest' | 'latest';
+}
+
+/** Seams inside the package, not options: for the test suite, the watch stream's frame-limit defences. */
+export interface EventBusInternals {
+  /** @default both on */
+  watch?: Partial<WatchStreamTuning>;
 }
 
 interface GroupEntry {
@@ -77,10 +84,11 @@ export class EtcdEventBus {
     private readonly core: EtcdCore,
     private readonly options: ResolvedEventOptions,
     meterProvider: MeterProvider = metrics,
+    internals: EventBusInternals = {},
   ) {
     this.logger = core.options.logger;
     this.keys = new EventKeys(options.eventPrefix);
-    this.instruments = createPubSubInstruments(meterProvider.getMeter(METER_NAME));
+    this.instruments = createPubSubInstruments(leaseMeter(meterProvider));
     const { client, runner, clock } = core;
     // A pool of its own, with its own id tag: retention leases are never confused with the provider's lease ids.
     this.retention = new LeasePool(
@@ -106,13 +114,19 @@ export class EtcdEventBus {
       checkMs: options.watchCheckMs,
       logger: this.logger,
       onResume: (reason) => this.instruments.watchResumes.add(1, { reason }),
+      onOversize: (error) =>
+        this.logger.warn?.("an event watch's catch-up came back over the etcd client's gRPC receive limit; its subscriptions re-read what they missed", {
+          error,
+        }),
+      ...internals.watch,
     });
     this.delivery = new LocalDelivery({
       maxDeliveryAttempts: options.maxDeliveryAttempts,
       redeliveryDelayMs: options.redeliveryDelayMs,
+      inFlightTimeoutMs: options.inFlightTimeoutMs,
       logger: this.logger,
       onDelivered: () => this.instruments.events.add(1, { direction: 'delivered' }),
-      onRedelivered: () => this.instruments.redeliveries.add(1, { reason: 'nack' }),
+      onRedelivered: (reason) => this.instruments.redeliveries.add(1, { reason }),
       onDropped: () => this.instruments.dropped.add(1, { reason: 'max-attempts' }),
     });
     this.local = new LocalBus(this.delivery);
@@ -130,7 +144,7 @@ export class EtcdEventBus {
   /**
    * Publishes `event` to `topic`. Durable (default): resolves once etcd committed it. Rejects with `EventTooLargeError`
    * above `maxEventBytes` (nothing written), `EtcdUnavailableError` after `deadlineMs`, argument errors naming the
-   * parameter, `ProviderClosedError` after close.
+   * parameter, `ProviderClosedError` ("the EtcdPubSub is closed") after close.
    */
   async publish(topic: string, event: PublishedEvent, options: BusPublishOptions = {}): Promise<void> {
     this.assertOpen('publish');
@@ -238,9 +252,9 @@ export class EtcdEventBus {
 
   private async shutDown(): Promise<void> {
     const deadlineMs = this.core.options.deadlineMs;
-    this.closeController.abort(new ProviderClosedError('subscribe'));
+    this.closeController.abort(new ProviderClosedError('subscribe', 'EtcdPubSub'));
     await this.flush({ deadlineMs });
-    this.publisher.abandon(new ProviderClosedError('publish'));
+    this.publisher.abandon(new ProviderClosedError('publish', 'EtcdPubSub'));
     for (const entry of this.groups.values()) entry.consumer.stop();
     this.groups.clear();
     for (const byCallback of this.fanouts.values()) for (const subs of byCallback.values()) for (const s of subs) s.stop();
@@ -322,6 +336,6 @@ export class EtcdEventBus {
   }
 
   private assertOpen(operation: string): void {
-    if (this.closeController.signal.aborted) throw new ProviderClosedError(operation);
+    if (this.closeController.signal.aborted) throw new ProviderClosedError(operation, 'EtcdPubSub');
   }
 }

@@ -19,8 +19,9 @@ export interface EtcdPubSubEventOptions {
    * Key prefix of events, consumer-group claims and members. Must not overlap the lease `prefix` (neither may be a
    * prefix of the other): lease keys are arbitrary strings, so nothing else may live under `prefix`. The etcd role
    * needs `readwrite` on both.
-   * @default `prefix` with its last path segment replaced by `events` (`'mastra/lease/'` → `'mastra/events/'`);
-   * a `prefix` without a parent segment makes this option required
+   * @default beside `prefix`: its last path segment replaced by `events` (`'mastra/lease/'` → `'mastra/events/'`);
+   * for a prefix of one segment, `-events` added to it (`'myapp/'` → `'myapp-events/'`, not a top-level `events/`
+   * every application would share). Only a one-segment prefix without a trailing `/` (`'myapp'`) makes it required.
    */
   eventPrefix?: string;
   /**
@@ -42,7 +43,8 @@ export interface EtcdPubSubEventOptions {
    */
   maxEventBytes?: number;
   /**
-   * Deliveries of one event before a nack (or a rejected callback) drops it with a warning. `Infinity` never drops.
+   * Deliveries of one event before a nack (or a rejected callback) drops it with a warning. `Infinity` never drops;
+   * so does 0, as in Mastra's Redis Streams backend.
    * @default 5
    */
   maxDeliveryAttempts?: number;
@@ -69,10 +71,16 @@ export interface EtcdPubSubEventOptions {
    */
   maxInFlightPerGroup?: number;
   /**
-   * Take a grouped event back from a live consumer that neither acked nor nacked it for this long. 0 turns it off:
-   * only a dead consumer's events move.
+   * A delivery that is neither acked nor nacked this long after it was handed to its callback is nacked on the
+   * handler's behalf (Mastra's Redis and Valkey backends use the same name): offered again with `deliveryAttempt` + 1,
+   * within `maxDeliveryAttempts` — in a consumer group to another callback of the same process when there is one, else
+   * to another member, else to the same callback; a fan-out event to the same callback. The hung handler's own late
+   * ack or nack then changes nothing. Set it above the slowest handler you run: Mastra's workflow and schedule workers
+   * ack only once the step or agent run they started has finished. 0 turns it off: only a dead consumer's events move.
    * @default 0
    */
+  inFlightTimeoutMs?: number;
+  /** @deprecated the former name of `inFlightTimeoutMs`, still read when that is not given. */
   ackDeadlineMs?: number;
   /**
    * Chooses, per event, how it is published (see `PublishMode`). `streamPartsWriteBehind` sends Mastra's

@@ -13,7 +13,7 @@ export interface ResolvedEventOptions {
   groupMemberTtlMs: number;
   claimTimeoutMs: number;
   maxInFlightPerGroup: number;
-  ackDeadlineMs: number;
+  inFlightTimeoutMs: number;
   publishMode: (topic: string, event: PublishedEvent) => PublishMode;
   writeBehindFlushMs: number;
   maxReplayBytes: number;
@@ -30,7 +30,7 @@ export const EVENT_DEFAULTS = {
   groupMemberTtlMs: 10_000,
   claimTimeoutMs: 5_000,
   maxInFlightPerGroup: 100,
-  ackDeadlineMs: 0,
+  inFlightTimeoutMs: 0,
   writeBehindFlushMs: 25,
   maxReplayBytes: 64 * 1024 * 1024,
   watchCheckMs: 5_000,
@@ -64,8 +64,7 @@ export function resolveEventOptions(options: EtcdPubSubEventOptions, leasePrefix
   if (maxEventBytes > MAX_EVENT_BYTES_LIMIT) {
     throw new LeaseArgumentRangeError('options.maxEventBytes', `at most ${MAX_EVENT_BYTES_LIMIT} (one event must fit one etcd request), got ${maxEventBytes}`);
   }
-  const maxDeliveryAttempts = options.maxDeliveryAttempts ?? EVENT_DEFAULTS.maxDeliveryAttempts;
-  if (maxDeliveryAttempts !== Number.POSITIVE_INFINITY) whole('options.maxDeliveryAttempts', maxDeliveryAttempts, 1);
+  const maxDeliveryAttempts = deliveryAttempts(options.maxDeliveryAttempts ?? EVENT_DEFAULTS.maxDeliveryAttempts);
   const publishMode = options.publishMode ?? durable;
   if (typeof publishMode !== 'function') throw new LeaseArgumentTypeError('options.publishMode', 'must be a function (topic, event) => mode');
   return {
@@ -78,7 +77,7 @@ export function resolveEventOptions(options: EtcdPubSubEventOptions, leasePrefix
     groupMemberTtlMs,
     claimTimeoutMs: atLeast('options.claimTimeoutMs', options.claimTimeoutMs ?? EVENT_DEFAULTS.claimTimeoutMs, 1),
     maxInFlightPerGroup: whole('options.maxInFlightPerGroup', options.maxInFlightPerGroup ?? EVENT_DEFAULTS.maxInFlightPerGroup, 1),
-    ackDeadlineMs: atLeast('options.ackDeadlineMs', options.ackDeadlineMs ?? EVENT_DEFAULTS.ackDeadlineMs, 0),
+    inFlightTimeoutMs: inFlightTimeout(options),
     publishMode,
     writeBehindFlushMs: atLeast('options.writeBehindFlushMs', options.writeBehindFlushMs ?? EVENT_DEFAULTS.writeBehindFlushMs, 1),
     maxReplayBytes: whole('options.maxReplayBytes', options.maxReplayBytes ?? EVENT_DEFAULTS.maxReplayBytes, 1),
@@ -88,20 +87,43 @@ export function resolveEventOptions(options: EtcdPubSubEventOptions, leasePrefix
 }
 
 /**
- * `'mastra/lease/'` → `'mastra/events/'`: the sibling of the lease prefix's last path segment, so both live under
- * the application's own folder (one etcd role can grant both). A prefix without a parent folder has no sibling to
- * take, and the caller must choose.
+ * The event prefix beside the lease prefix. Lease keys are arbitrary strings under the lease prefix, so events can
+ * never live under it; they go next to it, in the same application folder, so one etcd role can grant both:
+ * - a prefix with a parent folder has its last segment replaced by `events`: `'mastra/lease/'` → `'mastra/events/'`,
+ *   `'myapp/lease'` → `'myapp/events/'`;
+ * - a folder of one segment, or one whose last segment is `events` already, gets `-events` on that segment:
+ *   `'myapp/'` → `'myapp-events/'`, `'/myapp/'` → `'/myapp-events/'`, `'a/events/'` → `'a/events-events/'`. The
+ *   sibling `'events/'` would be the same for every application on the cluster, and they would read each other's
+ *   events; `'myapp-events/'` is this one's, and a role on the key prefix `'myapp'` covers both.
+ * A prefix of one segment without a trailing `/` (`'myapp'`) has no derivation: every key starting with `myapp` is a
+ * lease key. The caller then names `eventPrefix`.
  */
 export function deriveEventPrefix(leasePrefix: string): string {
-  const trimmed = leasePrefix.endsWith('/') ? leasePrefix.slice(0, -1) : leasePrefix;
-  const cut = trimmed.lastIndexOf('/');
-  if (cut <= 0) {
-    throw new LeaseArgumentTypeError(
-      'options.eventPrefix',
-      `required: the lease prefix '${leasePrefix}' has no parent path segment to derive it from (e.g. 'myapp/lease/' gives 'myapp/events/')`,
-    );
-  }
-  return `${trimmed.slice(0, cut)}/events/`;
+  const folder = leasePrefix.endsWith('/') ? leasePrefix.slice(0, -1) : leasePrefix;
+  const cut = folder.lastIndexOf('/');
+  const parent = folder.slice(0, cut + 1);
+  const last = folder.slice(cut + 1);
+  if (cut > 0 && last !== 'events') return `${parent}events/`;
+  if (leasePrefix.endsWith('/') && last !== '') return `${parent}${last}-events/`;
+  throw new LeaseArgumentTypeError(
+    'options.eventPrefix',
+    `required: every key starting with the lease prefix '${leasePrefix}' is a lease key, so no event prefix can be derived beside it (end the prefix with '/': 'myapp/' gives 'myapp-events/', 'myapp/lease/' gives 'myapp/events/')`,
+  );
+}
+
+/**
+ * `maxDeliveryAttempts`: a whole number ≥ 1, or `Infinity`. 0 means unlimited too, as Mastra's Redis Streams
+ * backend reads it, so a value carried over from it keeps its meaning.
+ */
+function deliveryAttempts(value: unknown): number {
+  if (value === 0 || value === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+  return whole('options.maxDeliveryAttempts', value, 1);
+}
+
+/** `ackDeadlineMs` is the former name: read when `inFlightTimeoutMs` is not given, and then named in the error. */
+function inFlightTimeout(options: EtcdPubSubEventOptions): number {
+  if (options.inFlightTimeoutMs === undefined && options.ackDeadlineMs !== undefined) return atLeast('options.ackDeadlineMs', options.ackDeadlineMs, 0);
+  return atLeast('options.inFlightTimeoutMs', options.inFlightTimeoutMs ?? EVENT_DEFAULTS.inFlightTimeoutMs, 0);
 }
 
 function atLeast(parameter: string, value: unknown, min: number): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PAGE_BOUNDS, firstPageLimit, kvWireBytes, nextPageLimit, shrunkPageLimit } from './page-limit.js';
+import { DEFAULT_PAGE_BOUNDS, firstPageLimit, kvWireBytes, nextPageLimit, shrunkPageLimit, worstCaseKeys } from './page-limit.js';
 
 const bounds = { maxKeys: 1000, targetBytes: 1_000_000 };
 
@@ -36,6 +36,25 @@ describe('page limits', () => {
     expect(shrunkPageLimit(100)).toBe(50);
     expect(shrunkPageLimit(3)).toBe(1);
     expect(shrunkPageLimit(1)).toBeUndefined();
+  });
+
+  it('with the largest entry and the receive limit known, the first page fits that limit even if every key is that large', () => {
+    const events = { maxEntryBytes: 1024 * 1024, receiveLimitBytes: 4 * 1024 * 1024 };
+    // Four 1 MiB events and their framing would pass 4 MiB; three fit.
+    expect(worstCaseKeys(events)).toBe(3);
+    expect(firstPageLimit({ ...bounds, fit: events })).toBe(3);
+    expect(3 * kvWireBytes({ key: Buffer.alloc(0), value: Buffer.alloc(1024 * 1024) })).toBeLessThan(4 * 1024 * 1024);
+    // A client that accepts what etcd sends keeps the usual first page.
+    expect(firstPageLimit({ ...bounds, fit: { maxEntryBytes: 1024 * 1024, receiveLimitBytes: 2 ** 31 - 1 } })).toBe(100);
+    // An entry larger than the limit still gets one key per page.
+    expect(worstCaseKeys({ maxEntryBytes: 8 * 1024 * 1024, receiveLimitBytes: 4 * 1024 * 1024 })).toBe(1);
+  });
+
+  it('after an oversize page, the next one fits for sure when the largest entry is known', () => {
+    const events = { maxEntryBytes: 1024 * 1024, receiveLimitBytes: 4 * 1024 * 1024 };
+    expect(shrunkPageLimit(24, events)).toBe(3);
+    expect(shrunkPageLimit(4, events)).toBe(2);
+    expect(shrunkPageLimit(1, events)).toBeUndefined();
   });
 
   it('counts key, value and a fixed overhead per key-value', () => {

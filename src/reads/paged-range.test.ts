@@ -15,6 +15,8 @@ class FakeEtcd {
   revision = 1;
   compactedBelow = 0;
   receiveLimitBytes = Number.POSITIVE_INFINITY;
+  /** Responses refused for their size. */
+  refused = 0;
   readonly requests: IRangeRequest[] = [];
   private readonly snapshots = new Map<number, Map<string, IKeyValue>>([[1, new Map()]]);
 
@@ -45,7 +47,7 @@ class FakeEtcd {
     const page = request.count_only ? [] : limit > 0 ? inRange.slice(0, limit) : inRange;
     const kvs = request.keys_only ? page.map((kv) => ({ ...kv, value: Buffer.alloc(0) })) : page;
     const bytes = kvs.reduce((n, kv) => n + kvWireBytes(kv), 0);
-    if (bytes > this.receiveLimitBytes) throw new EtcdSizeLimitError('range', 'grpc-message', bytes, this.receiveLimitBytes, new Error('too large'));
+    if (bytes > this.receiveLimitBytes && ++this.refused) throw new EtcdSizeLimitError('range', 'grpc-message', bytes, this.receiveLimitBytes, new Error('too large'));
     return { header: { revision: String(this.revision) } as IRangeResponse['header'], kvs, more: limit > 0 && inRange.length > limit, count: String(inRange.length) };
   };
 
@@ -121,6 +123,34 @@ describe('pagedRange', () => {
     const { keys } = await readAll(etcd, { prefix: Buffer.from('p/') });
     expect(keys).toEqual(Array.from({ length: 50 }, (_, i) => `p/${String(i).padStart(3, '0')}`));
     expect(etcd.requests.map((r) => Number(r.limit)).slice(0, 3)).toEqual([100, 50, 25]);
+  });
+
+  it('with the largest entry known, a prefix of large values is read without one oversize page', async () => {
+    const limit = 4 * 1024 * 1024;
+    const fill = () => {
+      const etcd = new FakeEtcd();
+      for (let i = 0; i < 16; i++) etcd.put(`p/${String(i).padStart(2, '0')}`, 'x'.repeat(400 * 1024));
+      etcd.receiveLimitBytes = limit;
+      return etcd;
+    };
+    const sized = fill();
+    const { keys } = await readAll(sized, { prefix: Buffer.from('p/'), maxEntryBytes: 1024 * 1024, receiveLimitBytes: limit });
+    expect(keys).toHaveLength(16);
+    expect(sized.refused).toBe(0);
+    // Blind, the first page of 100 keys (6.5 MB) and its halves down to 12 keys are refused before one fits.
+    const blind = fill();
+    expect((await readAll(blind, { prefix: Buffer.from('p/') })).keys).toHaveLength(16);
+    expect(blind.refused).toBe(4);
+  });
+
+  it('with the largest entry known, an oversize page is asked for again at a count that fits for sure', async () => {
+    const etcd = new FakeEtcd();
+    // Small values first, so the pages grow, then values as large as allowed.
+    for (let i = 0; i < 40; i++) etcd.put(`p/${String(i).padStart(2, '0')}`, 'x'.repeat(i < 3 ? 10 : 1024 * 1024 - 10));
+    etcd.receiveLimitBytes = 4 * 1024 * 1024;
+    const { keys } = await readAll(etcd, { prefix: Buffer.from('p/'), maxEntryBytes: 1024 * 1024, receiveLimitBytes: 4 * 1024 * 1024 });
+    expect(keys).toHaveLength(40);
+    expect(etcd.refused).toBe(1);
   });
 
   it('fails with EtcdSizeLimitError when a single key-value is over the receive limit', async () => {

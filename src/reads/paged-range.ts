@@ -6,6 +6,7 @@ import { EtcdSizeLimitError } from '../errors/size-limit.js';
 import { keyAfter, prefixEnd } from './key-range.js';
 import { DEFAULT_PAGE_BOUNDS, firstPageLimit, kvWireBytes, nextPageLimit, shrunkPageLimit, type PageBounds } from './page-limit.js';
 import type { RangeCall } from './range-call.js';
+import { GRPC_DEFAULT_RECEIVE_BYTES } from '../transport/receive-limit.js';
 
 export interface PagedRangeOptions {
   /** Every key starting with these bytes, in etcd's key order. */
@@ -19,10 +20,17 @@ export interface PagedRangeOptions {
   revision?: string;
   /** Most keys per page. @default 1000 */
   maxKeys?: number;
-  /** Bytes a page aims at (gRPC refuses responses over 4 MiB). @default 1 MiB */
+  /** Bytes a page aims at (gRPC's default receive limit is 4 MiB). @default 1 MiB */
   targetBytes?: number;
   /** Keys and revisions only, no values. @default false */
   keysOnly?: boolean;
+  /**
+   * The largest key plus value any key under the prefix can hold, when the writers bound it: the first page then
+   * fits `receiveLimitBytes` whatever the values weigh (page-limit.ts). @default unknown: the first page is 100 keys
+   */
+  maxEntryBytes?: number;
+  /** The largest response the client accepts (transport/receive-limit.ts). @default gRPC's 4 MiB */
+  receiveLimitBytes?: number;
   /** Ends the read: the request in flight is abandoned and the iterator rejects with `LeaseAbortedError`. */
   signal?: AbortSignal;
 }
@@ -59,7 +67,7 @@ export async function* pagedRange(call: RangeCall, options: PagedRangeOptions): 
       response = await call(request, options.signal);
     } catch (error) {
       if (error instanceof EtcdSizeLimitError) {
-        const smaller = shrunkPageLimit(limit);
+        const smaller = shrunkPageLimit(limit, bounds.fit);
         if (smaller === undefined) throw error;
         limit = smaller;
         continue;
@@ -81,5 +89,6 @@ function pageBounds(options: PagedRangeOptions): PageBounds {
   const targetBytes = options.targetBytes ?? DEFAULT_PAGE_BOUNDS.targetBytes;
   if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new LeaseArgumentRangeError('maxKeys', `must be a whole number ≥ 1, got ${maxKeys}`);
   if (!Number.isFinite(targetBytes) || targetBytes <= 0) throw new LeaseArgumentRangeError('targetBytes', `must be a number of bytes above 0, got ${targetBytes}`);
-  return { maxKeys, targetBytes };
+  if (options.maxEntryBytes === undefined) return { maxKeys, targetBytes };
+  return { maxKeys, targetBytes, fit: { maxEntryBytes: options.maxEntryBytes, receiveLimitBytes: options.receiveLimitBytes ?? GRPC_DEFAULT_RECEIVE_BYTES } };
 }

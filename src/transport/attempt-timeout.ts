@@ -15,8 +15,8 @@ export const MAX_BACKOFF = 2;
  * (`forAttempt`), and its eventual answer feeds the estimate.
  *
  * A timeout is no sample, so an estimator fed only by answers never learns that commits became slower than the
- * current timeout: every attempt times out (after committing), is sent again, and two timeouts in a row open a
- * healthy member's circuit breaker. So, as TCP does after a retransmission timeout (Karn), a timed-out attempt
+ * current timeout: every attempt times out (after committing), is sent again, and each timeout opens a
+ * healthy member's circuit. So, as TCP does after a retransmission timeout (Karn), a timed-out attempt
  * that had the full current timeout doubles it for every call (`timedOut`), up to MAX_BACKOFF×, until the next
  * answer brings a real sample and the estimate takes over again.
  */

@@ -29,8 +29,8 @@ const RETRY_BACKOFF = retryBackoff();
  *
  * An attempt's timeout is never cut short to fit the call's remaining budget: the scope ends the *call* on time,
  * while the request keeps its full timeout. So a gRPC DEADLINE_EXCEEDED always means a member took the full
- * attempt timeout — the only kind of timeout a member's circuit breaker should count — and a caller with a
- * 1 ms budget cannot open the breaker of a healthy member.
+ * attempt timeout — the only kind of timeout a member's circuit should count (member-health.ts) — and a caller
+ * with a 1 ms budget cannot open the circuit of a healthy member.
  *
  * Why resending is safe: every operation is idempotent by construction (src/operations), so an ambiguous failure —
  * the write may have committed — is resolved by asking again, never by guessing.

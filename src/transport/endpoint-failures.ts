@@ -9,7 +9,7 @@ const recordOfError = new WeakMap<object, EndpointFailures>();
 /**
  * What one etcd client last saw of each endpoint: the error its last failed call there ended with (cleared
  * when the endpoint answers again) and its latest probe. An `EtcdUnavailableError` reads it when a call
- * gives up, so the error names each endpoint's cause instead of the circuit breaker that stopped the
+ * gives up, so the error names each endpoint's cause instead of the open circuit that stopped the
  * last attempt.
  */
 export class EndpointFailures {
@@ -19,7 +19,7 @@ export class EndpointFailures {
   /** @param secure whether the client talks TLS (credentials or https:// endpoints) */
   constructor(private readonly secure: boolean) {}
 
-  /** A call to `endpoint` failed in a way that says something about the endpoint (what its breaker counts). */
+  /** A call to `endpoint` failed in a way that says something about the endpoint (what its circuit counts). */
   failed(endpoint: string, error: unknown): void {
     if (error instanceof Error) this.failures.set(endpoint, error);
   }

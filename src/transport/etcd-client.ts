@@ -1,13 +1,17 @@
+import { noop } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import { redactAuth, redactCredentials } from '../config/redact.js';
+import { DEFAULTS } from '../config/resolve-options.js';
 import { checkTlsMaterial } from '../config/tls-material.js';
 import type { CircuitState } from '../config/events.js';
-import { reportCircuit } from '../metrics/circuit.js';
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
 import { EndpointFailures } from './endpoint-failures.js';
 import { isMessageSizeError } from './message-size.js';
-import { MemberBreakers } from './member-breakers.js';
-import { memberBreaker } from './policy.js';
+import { MemberGate } from './member-gate.js';
+import { MemberHealth } from './member-health.js';
+import { MemberProbes } from './member-probes.js';
+import { POLICY } from './policy.js';
+import { RAISED_RECEIVE_LIMIT, withRaisedReceiveLimit } from './receive-limit.js';
 import { TlsDiagnosis, usesTls } from './tls-diagnosis.js';
 
 /**
@@ -17,9 +21,10 @@ import { TlsDiagnosis, usesTls } from './tls-diagnosis.js';
  * included, even when the failure is ambiguous. We replace it with a policy that runs each call once
  * (CallRunner retries, where every resend is an idempotent operation under one deadline) and that
  * turns a connection failure caused by TLS setup into a non-retryable error (see TlsDiagnosis).
- * Per host we keep a circuit breaker: two consecutive transient failures (a dead or hung member)
- * stop traffic to that member for a second, so the next attempt goes to another endpoint — unless every
- * member's breaker is open, when calls go through anyway (MemberBreakers). What each host last failed with is kept (EndpointFailures) for the error a call that gives up reports.
+ * Which member each request goes to is MemberHealth's choice, enforced through etcd3's per-host policy slot
+ * (MemberGate): members that answer take the attempts, a member that failed waits for its own probe
+ * (MemberProbes), and the client's close() closes the probes' connections too. What each host last failed with
+ * is kept (EndpointFailures) for the error a call that gives up reports.
  */
 export function createEtcdClient(
   options: EtcdLeaseProviderOptions,
@@ -31,34 +36,71 @@ export function createEtcdClient(
   if (credentials !== undefined) checkCredentials(credentials);
   const failures = new EndpointFailures(usesTls(hosts, credentials));
   const diagnosis = new TlsDiagnosis(hosts, credentials, attemptTimeoutMs, failures);
-  const breakers = new MemberBreakers();
-  return new Etcd3({
-    hosts,
+  const connection = {
     // The caller's objects, made to redact themselves when logged (non-enumerable hooks; fields unchanged).
     auth: redactAuth(options.auth),
     credentials: redactCredentials(credentials),
     dialTimeout: attemptTimeoutMs,
+    // Watch catch-ups and pages of large values come in responses over gRPC's default 4 MiB (receive-limit.ts).
+    grpcOptions: RAISED_RECEIVE_LIMIT,
     // etcd3 exchanges the password for a token before the first call (and again when the token
     // expires), outside any call's deadline: without one of its own, one hung member would hold every
     // call of this client behind that exchange. Every other call carries CallRunner's deadline.
     defaultCallOptions: (context) =>
       context.service === 'Auth' && context.method === 'authenticate' ? { deadline: Date.now() + attemptTimeoutMs } : {},
-    faultHandling: {
-      global: failures.policy(diagnosis.policy()),
-      host: (endpoint) => {
-        // A message over a size limit is no sign of a sick member (etcd3 marks it recoverable all the same).
-        const breaker = memberBreaker((e) => e instanceof Error && isRecoverableError(e) && !isMessageSizeError(e));
-        if (onCircuit) reportCircuit(breaker, endpoint, onCircuit);
-        // What the breaker counts is a failure of the member; anything else came from a member that answered.
-        breaker.onFailure(({ handled, reason }) => {
-          if (handled && 'error' in reason) failures.failed(endpoint, reason.error);
-          else failures.answered(endpoint);
-        });
-        breaker.onSuccess(() => failures.answered(endpoint));
-        return breakers.add(breaker);
+  } satisfies Omit<IOptions, 'hosts'>;
+  const health = new MemberHealth(
+    hosts,
+    { silentAfterMs: attemptTimeoutMs * POLICY.health.silentAfterShare, probeEveryMs: POLICY.health.probeEveryMs },
+    onCircuit,
+  );
+  const probes = new MemberProbes({
+    health,
+    clientFor: (endpoint) => new Etcd3({ ...connection, hosts: [endpoint], faultHandling: { host: () => noop, global: noop } }),
+    key: Buffer.from(options.prefix ?? DEFAULTS.prefix),
+    timeoutMs: attemptTimeoutMs,
+    failures,
+    countsAsFailure: isMemberFailure,
+  });
+  const gates = hosts.map((endpoint, i) => new MemberGate(i, endpoint, { health, probes, failures, countsAsFailure: isMemberFailure }));
+  const unclaimed = [...gates];
+  const client = new ProbingEtcd3(
+    {
+      ...connection,
+      hosts,
+      faultHandling: {
+        global: failures.policy(diagnosis.policy()),
+        // etcd3 asks once per host, in the order of `hosts`.
+        host: (endpoint) => {
+          const at = unclaimed.findIndex((gate) => gate.endpoint === endpoint);
+          if (at < 0) throw new Error(`etcd3 asked for a policy of an unknown host: ${endpoint}`);
+          return unclaimed.splice(at, 1)[0]!;
+        },
       },
     },
-  });
+    probes,
+  );
+  return withRaisedReceiveLimit(client);
+}
+
+/** What a member's circuit counts: a transient failure. A message over a size limit is no sign of a sick member (etcd3 marks it recoverable all the same). */
+function isMemberFailure(error: unknown): boolean {
+  return error instanceof Error && isRecoverableError(error) && !isMessageSizeError(error);
+}
+
+/** The provider's etcd3 client: closing it also closes the connections its member probes opened. */
+class ProbingEtcd3 extends Etcd3 {
+  constructor(
+    options: IOptions,
+    private readonly probes: MemberProbes,
+  ) {
+    super(options);
+  }
+
+  override close(): void {
+    this.probes.close();
+    super.close();
+  }
 }
 
 /** Fails at construction, with the option named, on TLS material gRPC would reject at the first call. */

@@ -1,4 +1,4 @@
-import { ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
+import { ExponentialBackoff } from 'cockatiel';
 
 /**
  * Every fault-handling setting in one place, with its reason. The provider's options override the first two
@@ -25,10 +25,15 @@ export const POLICY = {
   /** Decorrelated jitter between attempts spreads the retries of many clients after a leader loss. */
   backoff: { initialDelayMs: 10, maxDelayMs: 100 },
   /**
-   * Per member: this many consecutive transient failures stop traffic to it for `halfOpenAfterMs`, so the next
-   * attempt goes to another member. A timeout counts only when the attempt had its full timeout (see CallRunner).
+   * Which members take attempts (transport/member-health.ts). A member whose attempt failed for want of the member
+   * (timed out, refused or broke the connection, had no leader) takes none while another member answers, until a
+   * probe of its own answers: at once, then every `probeEveryMs` while it fails. A member with attempts outstanding
+   * that has answered none of them for `silentAfterShare` of the attempt timeout is passed over meanwhile, so a
+   * member that just hung stops getting attempts before its first ones time out. Half the timeout, because a
+   * healthy member under load answers something far sooner than that, and only ranking is at stake: with every
+   * member silent, all take attempts.
    */
-  breaker: { consecutiveFailures: 2, halfOpenAfterMs: 1000 },
+  health: { probeEveryMs: 1000, silentAfterShare: 0.5 },
   /**
    * Group commit: sub-transactions per etcd Txn (as many as etcd's default --max-txn-ops of 128 admits: 121 acquires,
    * commit/batch-plan.ts; a batch is only that large when that much work waits), bytes per Txn (etcd accepts 1.5 MiB).
@@ -70,8 +75,22 @@ export const POLICY = {
    * these bounds.
    */
   waiting: { recheckMinMs: 1000, recheckMaxMs: 5000, errorBackoffFirstMs: 100, errorBackoffMaxMs: 2000 },
+  /**
+   * A `hold()` handle whose window looks over only because the wall clock jumped ahead (a suspend, or a forward
+   * step: the process cannot tell) asks etcd with a renew of this deadline before it gives up (handles/held-lease.ts).
+   * A step must not end every handle; after a real suspend the renew answers false (or cannot reach etcd) within it.
+   */
+  clockJumpRenewMs: 500,
   /** The CLI talks to a cluster an operator points it at: a longer attempt floor, within its --timeout. */
   cliAttemptTimeoutMs: 1000,
+  /**
+   * Largest response the client accepts: what etcd itself may send (its gRPC send limit is 2^31 − 1 bytes, the value
+   * etcd's Go client also receives up to). gRPC's default of 4 MiB refuses a watch catch-up of a few large events —
+   * up to 1000 revisions arrive in one response — and refusing it ends the stream, which resumed from the same
+   * revision asks for the same response again. Memory is bounded elsewhere: ranges are read in pages of about 1 MiB
+   * (src/reads) and event watches ask etcd to split responses above its --max-request-bytes.
+   */
+  maxReceiveMessageBytes: 2 ** 31 - 1,
 } as const;
 
 /**
@@ -82,10 +101,3 @@ export function retryBackoff(): ExponentialBackoff<unknown> {
   return new ExponentialBackoff({ initialDelay: POLICY.backoff.initialDelayMs, maxDelay: POLICY.backoff.maxDelayMs });
 }
 
-/** The circuit breaker of one member. */
-export function memberBreaker(countsAsFailure: (error: unknown) => boolean): CircuitBreakerPolicy {
-  return circuitBreaker(handleWhen(countsAsFailure), {
-    halfOpenAfter: POLICY.breaker.halfOpenAfterMs,
-    breaker: new ConsecutiveBreaker(POLICY.breaker.consecutiveFailures),
-  });
-}

@@ -1,6 +1,6 @@
 import type { LeaseCallOptions } from '../config/call-options.js';
 import type { LeaseObserver } from '../metrics/observer.js';
-import type { AcquireResult } from '../results.js';
+import type { AcquireDecision } from '../results.js';
 import type { LeaseClock } from '../clock/lease-clock.js';
 import type { LeaseLogger } from '../config/options.js';
 import type { OpenKeyWatch } from './key-watch.js';
@@ -12,7 +12,8 @@ import type { Lifecycle } from './lifecycle.js';
  * be tested against a fake without a cluster.
  */
 export interface LeaseOps {
-  acquire(key: string, owner: string, ttlMs: number, metadata?: string): Promise<AcquireResult>;
+  /** The provider's own decision (with its fencing token), never the public shape `contractResults` chooses. */
+  acquire(key: string, owner: string, ttlMs: number, metadata?: string): Promise<AcquireDecision>;
   /** Not reported to the observer: a handle reports its loss itself, once, whichever way it learned of it. */
   renew(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions, metadata?: string): Promise<boolean>;
   release(key: string, owner: string, metadata?: string): Promise<void>;

@@ -1,5 +1,5 @@
 import { isLeaseError } from '../errors/lease-error.js';
-import type { AcquireResult } from '../results.js';
+import type { AcquireDecision } from '../results.js';
 import type { KeyWatch, KeyWatchEvent } from './key-watch.js';
 import type { LeaseOps } from './lease-ops.js';
 import { errorBackoffMs, recheckDelayMs } from './schedule.js';
@@ -95,10 +95,8 @@ async function waitLoop(
         throw stop.signal.reason;
       }
       if (settled.kind === 'value') {
-        const { acquired, fencingToken } = settled.value;
-        if (acquired && fencingToken !== undefined) {
-          return { result: { acquired: true, owner, fencingToken }, sentAt };
-        }
+        const decision = settled.value;
+        if (decision.acquired) return { result: { acquired: true, owner, fencingToken: decision.fencingToken }, sentAt };
         maybeHeld = false;
         failures = 0;
       } else {
@@ -144,14 +142,9 @@ function settleOrStop<T>(pending: Promise<T>, stop: AbortSignal): Promise<Settle
  * An acquire the waiter no longer waits for: if it wins, delete exactly the write it made (compare on
  * owner and revision); if it fails, it may still have committed, so release by owner.
  */
-function undoAbandoned(ops: LeaseOps, key: string, owner: string, attempt: Promise<AcquireResult>, metadata: string | undefined): void {
+function undoAbandoned(ops: LeaseOps, key: string, owner: string, attempt: Promise<AcquireDecision>, metadata: string | undefined): void {
   const undo = attempt.then(
-    (result) => {
-      if (!result.acquired) return;
-      return result.fencingToken === undefined
-        ? ops.release(key, owner, metadata)
-        : ops.releaseWrite(key, owner, result.fencingToken, metadata);
-    },
+    (decision) => (decision.acquired ? ops.releaseWrite(key, owner, decision.fencingToken, metadata) : undefined),
     () => ops.release(key, owner, metadata),
   );
   cleanUp(ops, key, owner, undo);

@@ -12,8 +12,8 @@ export interface WaitForLeaseOptions {
    */
   timeoutMs?: number;
   /**
-   * Run metadata (Mastra's run id) the lease is taken with; it must match exactly for the wait to succeed
-   * and for the handle's renews and release.
+   * Run metadata the lease is taken with (an optional extension; no Mastra passes it); it must match exactly
+   * for the wait to succeed and for the handle's renews and release.
    * @default undefined (a lease without metadata)
    */
   metadata?: string;

@@ -39,7 +39,7 @@ const SETTLE_MS = Number(process.env.CHAOS_SETTLE_MS ?? 3000);
 const QUORUM_HOLD_MS = 7000;
 /**
  * A stall after a leader fault may exceed the election the harness saw by this much: the survivors' first
- * answers wait for an attempt timeout on the lost member, a breaker to open and a backoff. That took 0.0–0.7 s
+ * answers wait for an attempt timeout on the lost member, its circuit to open and a backoff. That took 0.0–0.7 s
  * here; the bound leaves room for a CI machine several times slower, so it catches a provider that hangs on a
  * lost leader, not a slow machine.
  */

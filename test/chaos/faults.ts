@@ -70,6 +70,30 @@ export const pauseLeader: FaultStep = {
   },
 };
 
+/** A follower that hangs (SIGSTOP): its connections stay open and answer nothing; no election follows. */
+export const pauseFollower: FaultStep = {
+  name: 'pause a follower, then resume it',
+  scope: 'single',
+  hitsLeader: false,
+  async inject(context) {
+    const member = await follower(context);
+    await context.cluster.pause(member);
+    return () => context.cluster.resume(member);
+  },
+};
+
+/** The leader's client and peer traffic stalls in both directions: the others elect a new leader, its clients' connections stay open. */
+export const blackholeLeader: FaultStep = {
+  name: 'blackhole the leader, then heal it',
+  scope: 'single',
+  hitsLeader: true,
+  async inject({ cluster }) {
+    const leader = await cluster.leader();
+    await cluster.blackhole(leader);
+    return () => cluster.heal(leader);
+  },
+};
+
 /** The leader loses its peers but keeps its clients: their requests reach a member that can no longer commit. */
 export const isolateLeader: FaultStep = {
   name: 'isolate the leader from its peers, clients still attached',

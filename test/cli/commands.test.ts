@@ -132,10 +132,28 @@ describe('etcd-lease get', () => {
     expect(json((await runCli(['get', 'plain', '--json', ...connection(provider.prefix)])).stdout)).not.toHaveProperty('metadata');
   });
 
+  it('a key typed with a backslash escape instead of JSON-quoted is free, exit 0, with a note on stderr naming the held key', async () => {
+    const provider = etcd.provider();
+    await provider.acquireLease(THREAD, OWNER, 15_000);
+    const typed = 'user-1\\u0000thread-1'; // what a shell passes for 'user-1\u0000thread-1'
+
+    const text = await runCli(['get', typed, ...connection(provider.prefix)]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toBe('"user-1\\\\u0000thread-1": free\n');
+    expect(text.stderr).toContain('A lease is held at "user-1\\u0000thread-1"');
+    expect(text.stderr).toContain(`etcd-lease get '"user-1\\u0000thread-1"'`);
+
+    const free = await runCli(['get', 'user-9\\u0000thread-9', '--json', ...connection(provider.prefix)]);
+    expect(free.code, free.stderr).toBe(0);
+    expect(json(free.stdout)).toBeNull();
+    expect(free.stderr).toContain('"user-9\\u0000thread-9" is free too');
+  });
+
   it('a free key is not an error: null with --json, exit 0', async () => {
     const result = await runCli(['get', 'nobody-holds-this', '--json', ...connection(etcd.uniquePrefix())]);
     expect(result.code, result.stderr).toBe(0);
     expect(json(result.stdout)).toBeNull();
+    expect(result.stderr).toBe('');
   });
 });
 

@@ -3,9 +3,9 @@ import type { LeaseRecordProvider } from '../../src/mastra/lease-record-provider
 import type { LeaseRecord } from '../../src/results.js';
 
 /**
- * The five lease methods as the contract suite calls them. Without metadata they are called with exactly 1.71's
+ * The five lease methods as the contract suite calls them. Without metadata they are called with exactly Mastra's
  * arguments, so Mastra's own provider sees nothing new; with metadata every owner carries its run's metadata
- * (`runOf(owner)`), as Mastra's next runtime passes it on every call, and `record` reads it back.
+ * (`runOf(owner)`) on every call, as a caller of the run-metadata extension passes it, and `record` reads it back.
  */
 export interface LeaseCalls {
   acquire(key: string, owner: string, ttlMs: number): Promise<{ acquired: boolean; owner?: string }>;

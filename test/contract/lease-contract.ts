@@ -10,8 +10,8 @@ import { elapseUntil, observeExpiry, refreshPastFirstLease } from './ttl-extensi
  * this package's provider on a real etcd cluster and Mastra's in-memory EventEmitterPubSub, the anchor.
  * Where the two disagree, either this suite or the provider is wrong.
  *
- * With `metadata`, every call carries the owner's run metadata (Mastra's next contract, which 1.71's
- * EventEmitterPubSub does not have), and a block of metadata-only semantics runs too.
+ * With `metadata`, every call carries the owner's run metadata (the provider's run-metadata extension, which no
+ * Mastra has, nor its EventEmitterPubSub), and a block of metadata-only semantics runs too.
  */
 export interface ContractSubject {
   /**
@@ -279,9 +279,10 @@ export function leaseContract(name: string, subject: ContractSubject): void {
 }
 
 /**
- * Mastra's next contract: a lease is bound to an owner AND its run's metadata, compared exactly, `undefined`
- * matching only a lease stored without metadata (the semantics of Mastra's own Redis tests, "keeps metadata
- * coherent across renew, transfer, and release" and "never interprets a JSON-looking legacy owner").
+ * The run-metadata extension: a lease is bound to an owner AND its run's metadata, compared exactly, `undefined`
+ * matching only a lease stored without metadata (the semantics a closed, unmerged proposal for Mastra's Redis
+ * backend pinned in its tests: "keeps metadata coherent across renew, transfer, and release", "never interprets a
+ * JSON-looking legacy owner").
  */
 function metadataContract(variant: string, subject: ContractSubject): void {
   const { ttlMs } = subject;
@@ -352,7 +353,7 @@ function metadataContract(variant: string, subject: ContractSubject): void {
       expect(await a.getLeaseRecord(key)).toStrictEqual({ owner: 'owner-b', metadata: 'run-b' });
       expect(await a.transferLease(key, 'owner-b', 'owner-c', ttlMs, 'run-b')).toBe(true);
       expect(await b.getLeaseRecord(key)).toStrictEqual({ owner: 'owner-c' });
-      // A lease without metadata is upgraded by a transfer naming no fromMetadata (Mastra's migration of legacy leases).
+      // A lease without metadata is upgraded by a transfer naming no fromMetadata (how a caller migrates older leases).
       expect(await b.transferLease(key, 'owner-c', 'owner-d', ttlMs, undefined, 'run-d')).toBe(true);
       expect(await a.getLeaseRecord(key)).toStrictEqual({ owner: 'owner-d', metadata: 'run-d' });
       // Handing a lease to the very same owner with other metadata is a hand-over, not a renew.

@@ -1,8 +1,8 @@
 import { leaseContract } from './lease-contract.js';
 import { RunMetadataModel } from './run-metadata-model.js';
 
-// The metadata variant's anchor: an in-memory model of Mastra's next contract (1.71's EventEmitterPubSub has no
-// metadata). The suite must hold for it as it does for the etcd provider; a check that only etcd passes is a check
+// The metadata variant's anchor: an in-memory model of the run-metadata extension (no Mastra has it; its
+// EventEmitterPubSub has no metadata). The suite must hold for it as it does for the etcd provider; a check that only etcd passes is a check
 // of etcd's quirks, not of the contract.
 leaseContract('RunMetadataModel (anchor)', {
   clients: async (count) => {

@@ -8,8 +8,8 @@ interface Held {
 }
 
 /**
- * Mastra's next lease contract as a few lines of in-memory code — the semantics its Redis backend's tests pin
- * (/work/notes/mastra-next-lease.md): the holder is an owner plus optional run metadata, compared with `===`
+ * The run-metadata extension as a few lines of in-memory code — the semantics a closed proposal for Mastra's Redis
+ * backend pinned in its tests: the holder is an owner plus optional run metadata, compared with `===`
  * (`undefined` matches only a lease stored without), the owner is never parsed, and a record without metadata has
  * no `metadata` key. 1.71's EventEmitterPubSub has no metadata, so this model is the anchor the contract suite's
  * metadata variant is checked against, beside the real provider.

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { METRIC, type LeaseEvent } from '../../src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { METER_NAME, METER_VERSION, METRIC, type LeaseEvent } from '../../src/index.js';
 import { recordingMeterProvider } from '../support/recording-meter-provider.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
@@ -35,11 +35,47 @@ describe('events and metrics on a real cluster', () => {
     expect(waiterDelta).toBe(0);
     expect(named(METRIC.holds).reduce((sum, r) => sum + r.value, 0)).toBe(0);
     expect(JSON.stringify(meter.records)).not.toMatch(/secret/);
+    // OpenTelemetry-style names, units in `unit`, and the package's scope.
+    expect(meter.versions.every((v) => v === METER_VERSION) && meter.meters.every((n) => n === METER_NAME)).toBe(true);
+    for (const { name } of meter.created) expect(name).toMatch(/^lease_provider\.[a-z_.]+$/);
+    expect(meter.created.find((c) => c.name === METRIC.acquireDuration)?.unit).toBe('s');
 
     expect(events.filter((e) => e.type === 'acquired')).toHaveLength(25);
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'contended', key: keys[0], owner: 'owner-secret-B', holder: 'owner-secret-A' }),
     );
     expect(events).toContainEqual(expect.objectContaining({ type: 'lost', key: 'held-secret', owner: 'owner-secret-A' }));
+  });
+});
+
+describe('warnings without a logger', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  const throwingListener = (): never => {
+    throw new Error('listener bug');
+  };
+
+  it('a provider built without a logger writes its warnings to stderr, one line each', async () => {
+    const written: string[] = [];
+    const realWrite = process.stderr.write.bind(process.stderr);
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk, ...rest) => {
+      written.push(String(chunk));
+      return realWrite(chunk as string, ...(rest as []));
+    });
+    const p = etcd.provider({ prefix: etcd.uniquePrefix(), onEvent: throwingListener });
+    await expect(p.acquireLease('k', 'A', 5000)).resolves.toMatchObject({ acquired: true });
+    expect(written.filter((line) => line.startsWith('etcd-lease-provider warn: options.onEvent threw'))).toEqual([
+      'etcd-lease-provider warn: options.onEvent threw; the event is dropped (type="acquired", error="Error: listener bug")\n',
+    ]);
+  });
+
+  it('a given logger replaces the default: the warning goes to it, not to stderr', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
+    const warnings: string[] = [];
+    const p = etcd.provider({ prefix: etcd.uniquePrefix(), onEvent: throwingListener, logger: { warn: (message) => warnings.push(message) } });
+    await expect(p.acquireLease('k', 'A', 5000)).resolves.toMatchObject({ acquired: true });
+    expect(warnings).toEqual(['options.onEvent threw; the event is dropped']);
+    expect(written.join('')).not.toContain('etcd-lease-provider warn');
   });
 });

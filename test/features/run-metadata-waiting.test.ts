@@ -3,7 +3,7 @@ import { LeaseArgumentTypeError, type LeaseLostError } from '../../src/index.js'
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 
-// waitForLease and hold take Mastra's run metadata in their options: the lease is taken with it, renewed and
+// waitForLease and hold take run metadata (the optional extension) in their options: the lease is taken with it, renewed and
 // released only with it, and a transfer to the same owner with other metadata is not "ours".
 const etcd = useEtcdCluster();
 const TTL = 3000;

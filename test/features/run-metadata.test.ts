@@ -6,7 +6,7 @@ import type { LeaseRecordProvider } from '../../src/mastra/lease-record-provider
 import { MAX_ENTRY_BYTES } from '../../src/keys/key-codec.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 
-// Run metadata (Mastra's next contract) where only a real cluster can show it: records written before metadata
+// Run metadata (the optional extension; no Mastra passes it) where only a real cluster can show it: records written before metadata
 // existed — plain owner bytes on a lease the provider never minted, exactly as earlier versions stored them — the
 // bytes etcd really holds, the request-size limit, the exact acquire shape, and the Mastra adapter end to end.
 // The semantics themselves (exact match, undefined vs '', transfers) run in the contract suite's metadata variant
@@ -156,7 +156,7 @@ describe('withEtcdLeases on a real cluster', () => {
         await pubsub.close();
       }
     }
-    // A provider without getLeaseRecord (1.71's in-memory one): Mastra must not switch to metadata mode.
+    // A provider without getLeaseRecord (Mastra's in-memory one): the adapter must not claim to keep metadata.
     const legacy = withEtcdLeases(new EventEmitterPubSub(), new EventEmitterPubSub() as LeaseProvider);
     expect('getLeaseRecord' in legacy).toBe(false);
     expect('getLeaseRecord' in legacy.getLeaseProvider()).toBe(false);

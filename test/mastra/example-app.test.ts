@@ -2,16 +2,20 @@
  * The example app (examples/mastra-app) against a real etcd cluster: it must start from its
  * environment, wake a thread over HTTP with its lease in etcd, and answer its readiness probe.
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { readConfig } from '../../examples/mastra-app/src/config.js';
 import { createApp } from '../../examples/mastra-app/src/server.js';
+import { LeaseArgumentTypeError, loadEtcdOptionsFromEnv } from '../../src/index.js';
 import { EtcdPubSub } from '../../src/mastra/etcd-pubsub.js';
 import { EtcdLeaseProvider } from '../../src/provider.js';
 import { startCluster } from '../harness/cluster.js';
 import type { TestCluster } from '../harness/cluster.js';
+import { createTestPki } from '../harness/test-pki.js';
 import { waitFor } from '../support/wait.js';
 
 let cluster: TestCluster;
@@ -23,7 +27,7 @@ beforeAll(async () => {
   cluster = await startCluster();
   const config = readConfig({
     ETCD_ENDPOINTS: cluster.endpoints().join(', '),
-    ETCD_LEASE_PREFIX: prefix,
+    ETCD_PREFIX: prefix,
     ETCD_EVENT_PREFIX: `example-app/${process.pid}-events/`,
     PORT: '0',
   });
@@ -83,14 +87,49 @@ describe('examples/mastra-app', () => {
     expect(res.status).toBe(400);
   });
 
-  it('reads TLS and password settings from the environment', () => {
-    expect(() => readConfig({ ETCD_ENDPOINTS: 'https://etcd-0:2379', ETCD_USERNAME: 'mastra' })).toThrow(/ETCD_PASSWORD/);
-    expect(() => readConfig({})).toThrow(/ETCD_ENDPOINTS/);
+  it('reads its own settings from the environment', () => {
     expect(() => readConfig({ ETCD_ENDPOINTS: 'a:1', LEASE_ON_ETCD_ERROR: 'maybe' })).toThrow(/LEASE_ON_ETCD_ERROR/);
     expect(() => readConfig({ ETCD_ENDPOINTS: 'a:1', MASTRA_STREAM_PARTS: 'sometimes' })).toThrow(/MASTRA_STREAM_PARTS/);
     expect(readConfig({ ETCD_ENDPOINTS: 'a:1', MASTRA_STREAM_PARTS: 'write-behind' }).etcd.publishMode).toBeTypeOf('function');
-    const config = readConfig({ ETCD_ENDPOINTS: 'https://etcd-0:2379, https://etcd-1:2379', ETCD_USERNAME: 'u', ETCD_PASSWORD: 'p' });
-    expect(config.etcd.hosts).toEqual(['https://etcd-0:2379', 'https://etcd-1:2379']);
-    expect(config.etcd.auth).toEqual({ username: 'u', password: 'p' });
+  });
+
+  it('reads endpoints, TLS, user and prefixes exactly as the library loader does, errors included', async () => {
+    const pki = await createTestPki();
+    try {
+      const client = await pki.clientCert('mastra-app');
+      const envs: Record<string, string>[] = [
+        { ETCD_ENDPOINTS: 'https://etcd-0:2379, https://etcd-1:2379', ETCD_CA_FILE: pki.ca.cert, ETCD_CERT_FILE: client.cert, ETCD_KEY_FILE: client.key },
+        // A client certificate without a CA file (the server's certificate is under a public root): kept.
+        { ETCD_ENDPOINTS: 'https://etcd-0:2379', ETCD_CERT_FILE: client.cert, ETCD_KEY_FILE: client.key },
+        { ETCD_ENDPOINTS: 'etcd-0:2379', ETCD_USERNAME: 'u', ETCD_PASSWORD: 'p', ETCD_PREFIX: 'apps/a/lease/', ETCD_EVENT_PREFIX: 'apps/a/events/' },
+        { ETCD_ENDPOINTS: 'etcd-0:2379', ETCD_PREFIX: '', ETCD_CA_FILE: '' },
+      ];
+      for (const env of envs) expect(readConfig(env).etcd).toEqual(loadEtcdOptionsFromEnv(env));
+      expect(readConfig(envs[1]!).etcd.credentials?.certChain?.equals(readFileSync(client.cert))).toBe(true);
+
+      const wrong: Record<string, string>[] = [
+        {},
+        { ETCD_ENDPOINTS: 'https://etcd-0:2379', ETCD_USERNAME: 'mastra' },
+        { ETCD_ENDPOINTS: 'https://etcd-0:2379', ETCD_CERT_FILE: client.cert },
+        { ETCD_ENDPOINTS: 'http://etcd-0:2379', ETCD_CA_FILE: pki.ca.cert },
+        { ETCD_ENDPOINTS: 'https://etcd-0:2379', ETCD_CA_FILE: join(pki.dir, 'missing.pem') },
+      ];
+      for (const env of wrong) {
+        const expected = thrown(() => loadEtcdOptionsFromEnv(env));
+        expect(expected).toBeInstanceOf(LeaseArgumentTypeError);
+        expect(thrown(() => readConfig(env))).toEqual(expected);
+      }
+    } finally {
+      await pki.remove();
+    }
   });
 });
+
+function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}

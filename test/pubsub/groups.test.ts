@@ -1,12 +1,17 @@
 /**
  * Consumer groups across processes on a real cluster: exactly one member gets each event, a SIGKILLed member's
- * events go to a survivor, nack redelivers up to the cap, an acked event is never offered again, and a member that
- * unsubscribes hands over what it never settles but keeps what it finishes in time.
+ * events go to a survivor, nack redelivers up to the cap, an acked event is never offered again, a member that
+ * unsubscribes hands over what it never settles but keeps what it finishes in time, a group keeps its checkpoint
+ * across leave and rejoin whatever `startFrom` says, a hung handler's event is offered again after
+ * `inFlightTimeoutMs`, and a joining member that reads only part of a large topic takes nothing from live members.
  */
-import type { EventCallback } from '@mastra/core/events';
+import type { Event, EventCallback } from '@mastra/core/events';
 import { describe, expect, it } from 'vitest';
 
+import { preferredMember } from '../../src/pubsub/groups/assignment.js';
 import { decodeClaim, type ClaimValue } from '../../src/pubsub/groups/claim-txns.js';
+import { byRevisionThenKey } from '../../src/pubsub/watch/range-read.js';
+import type { KeyValue } from '../../src/operations/etcd-txn.js';
 import { EventKeys } from '../../src/pubsub/keys/event-keys.js';
 import { waitFor } from '../support/wait.js';
 import { collector, usePubSubCluster, type Namespace } from './support/pubsub-fixture.js';
@@ -278,5 +283,240 @@ describe('leaving a group (unsubscribe)', () => {
     expect((await leaver.publish('jobs', 20)).failed).toBe(0);
     await waitFor('the new events at the survivor', () => survivor.deliveries('jobs').filter((d) => d.from === 'leaver').length >= 20, { timeoutMs: 4000 });
     expect(now() - leftAt).toBeLessThan(DEADLINE_MS);
+  });
+});
+
+/** A grouped event `{ n }` (and `pad` bytes of payload). */
+const job = (n: number, pad = 0) => ({ type: 'job', runId: 'r', data: { n, pad: 'x'.repeat(pad) } });
+const numbers = (events: Event[]) => events.map((e) => (e.data as { n: number }).n).sort((x, y) => x - y);
+
+describe("a group's checkpoint: startFrom applies to a new group only", () => {
+  /** The group's only member takes event 1 and leaves; resolves once the leave is over (its ack has landed). */
+  async function takeOneAndLeave(pubsub: ReturnType<typeof etcd.pubsub>, space: Namespace, topic: string, startFrom: 'earliest' | 'latest') {
+    const first = collector();
+    await pubsub.subscribe(topic, first.cb, { group: 'g', startFrom });
+    await pubsub.publish(topic, job(1));
+    await first.until(1);
+    await pubsub.unsubscribe(topic, first.cb);
+    await waitFor('the member key deleted', async () => (await memberKeys(space, topic, 'g')).length === 0, { timeoutMs: 10_000 });
+    return first;
+  }
+
+  /** Event 2 while the group has no member, a member joining with `startFrom`, event 3 live: what it got. */
+  async function rejoin(pubsub: ReturnType<typeof etcd.pubsub>, topic: string, startFrom: 'earliest' | 'latest') {
+    await pubsub.publish(topic, job(2));
+    const back = collector();
+    await pubsub.subscribe(topic, back.cb, { group: 'g', startFrom });
+    await pubsub.publish(topic, job(3));
+    await back.until(2, 10_000);
+    await pubsub.flush(); // every claim it made is written: an event it should not take would be claimed with event 2
+    return back;
+  }
+
+  it("a member that leaves and rejoins with startFrom 'latest' gets what was published while it was away, and nothing it acked", async () => {
+    const space = etcd.namespace();
+    const pubsub = etcd.pubsub(space);
+    await takeOneAndLeave(pubsub, space, 'cp', 'earliest');
+    // The group is nothing but its claims now.
+    const back = await rejoin(pubsub, 'cp', 'latest');
+    expect(numbers(back.events)).toEqual([2, 3]);
+    expect(back.events.map((e) => e.deliveryAttempt)).toEqual([1, 1]);
+  });
+
+  it("a restarted worker (a new instance, the old one closed) joining its group with startFrom 'latest' gets the backlog", async () => {
+    const space = etcd.namespace();
+    const publisher = etcd.pubsub(space);
+    const before = etcd.pubsub(space);
+    const first = collector();
+    await before.subscribe('deploy', first.cb, { group: 'workers' });
+    await publisher.publish('deploy', job(1));
+    await first.until(1);
+    await before.close();
+
+    for (let n = 2; n <= 4; n++) await publisher.publish('deploy', job(n));
+    const after = etcd.pubsub(space);
+    const resumed = collector();
+    await after.subscribe('deploy', resumed.cb, { group: 'workers', startFrom: 'latest' });
+    await resumed.until(3, 10_000);
+    expect(numbers(resumed.events)).toEqual([2, 3, 4]);
+  });
+
+  it("a group created with 'latest' never takes an event from before its creation, even when a member rejoins it with 'earliest'", async () => {
+    const space = etcd.namespace();
+    const pubsub = etcd.pubsub(space);
+    await pubsub.publish('floor', job(0));
+    const first = await takeOneAndLeave(pubsub, space, 'floor', 'latest');
+    const back = await rejoin(pubsub, 'floor', 'earliest');
+    expect(numbers(back.events)).toEqual([2, 3]);
+    expect(numbers(first.events)).toEqual([1]);
+  });
+
+  it('a group is forgotten once it has no member and the events it took have expired: a join is then a new group', async () => {
+    const space = etcd.namespace();
+    const pubsub = etcd.pubsub(space, { retentionMs: 2000, retentionBucketMs: 1000 });
+    const first = collector();
+    await pubsub.subscribe('gone', first.cb, { group: 'g' });
+    await pubsub.publish('gone', job(1));
+    await first.until(1);
+    await pubsub.unsubscribe('gone', first.cb);
+    // retentionMs + a bucket + 1 s + etcd's expiry sweep, and slack for a busy machine.
+    await waitFor('the group’s member key and claims gone', async () => (await memberKeys(space, 'gone', 'g')).length === 0 && (await claims(space, 'gone', 'g')).length === 0, { timeoutMs: 15_000, intervalMs: 100 });
+
+    await pubsub.publish('gone', job(2));
+    const later = collector();
+    await pubsub.subscribe('gone', later.cb, { group: 'g', startFrom: 'latest' });
+    await pubsub.publish('gone', job(3));
+    await later.until(1, 10_000);
+    await pubsub.flush();
+    expect(numbers(later.events)).toEqual([3]);
+  });
+});
+
+describe('inFlightTimeoutMs: a handler that neither acks nor nacks', () => {
+  interface Got {
+    callback: string;
+    n: number;
+    attempt: number;
+    at: number;
+    ack: () => Promise<void>;
+  }
+  /** A callback named `name` that records each delivery with its ack and settles nothing by itself. */
+  const holding = (got: Got[], name: string): EventCallback => (event, ack) => {
+    got.push({ callback: name, n: (event.data as { n: number }).n, attempt: event.deliveryAttempt!, at: performance.now(), ack: ack! });
+  };
+  const claimOf = async (space: Namespace, topic: string) => {
+    const all = await claims(space, topic, 'g');
+    expect(all).toHaveLength(1);
+    return all[0]!;
+  };
+
+  it('its event goes to another callback of the same process as attempt 2 after the timeout; its late ack changes nothing', async () => {
+    const TIMEOUT_MS = 1500;
+    const space = etcd.namespace();
+    const pubsub = etcd.pubsub(space, { inFlightTimeoutMs: TIMEOUT_MS });
+    const got: Got[] = [];
+    await pubsub.subscribe('hung', holding(got, 'a'), { group: 'g' });
+    await pubsub.subscribe('hung', holding(got, 'b'), { group: 'g' });
+    await pubsub.publish('hung', job(1));
+
+    const second = await waitFor('attempt 2', () => got.find((g) => g.attempt === 2), { timeoutMs: TIMEOUT_MS + 5000 });
+    const first = got.find((g) => g.attempt === 1)!;
+    expect(second.callback).not.toBe(first.callback);
+    expect(second.at - first.at).toBeGreaterThanOrEqual(TIMEOUT_MS - 5); // timers may fire a few ms early
+    expect(second.at - first.at).toBeLessThan(TIMEOUT_MS + 2000); // one claim transaction; + a busy machine
+
+    await first.ack(); // the hung handler wakes up: attempt 2 still holds the event
+    await pubsub.flush();
+    expect(await claimOf(space, 'hung')).toMatchObject({ s: 'held', a: 2 });
+    await second.ack();
+    await pubsub.flush();
+    expect(await claimOf(space, 'hung')).toMatchObject({ s: 'done', a: 2 });
+    expect(got.map((g) => g.attempt)).toEqual([1, 2]);
+  });
+
+  it('with one callback, the event goes back to it after each timeout, up to maxDeliveryAttempts, then is dropped', async () => {
+    const TIMEOUT_MS = 800;
+    const space = etcd.namespace();
+    const warnings: string[] = [];
+    const pubsub = etcd.pubsub(space, { inFlightTimeoutMs: TIMEOUT_MS, maxDeliveryAttempts: 3, logger: { warn: (m) => warnings.push(m) } });
+    const got: Got[] = [];
+    await pubsub.subscribe('alone', holding(got, 'only'), { group: 'g' });
+    await pubsub.publish('alone', job(1));
+
+    await waitFor('the event dropped after attempt 3', async () => (await claims(space, 'alone', 'g'))[0]?.dropped === true, { timeoutMs: 3 * TIMEOUT_MS + 10_000, intervalMs: 50 });
+    expect(await claimOf(space, 'alone')).toMatchObject({ s: 'done', a: 3, dropped: true });
+    expect(got.map((g) => g.attempt)).toEqual([1, 2, 3]);
+    for (let i = 1; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(warnings.some((w) => w.includes('dropped after its last delivery attempt'))).toBe(true);
+  });
+
+  it('across two processes whose handlers all hang, each event alternates between them, attempts 1 to maxDeliveryAttempts, then is dropped', async () => {
+    const TIMEOUT_MS = 1000;
+    const space = etcd.namespace();
+    const env = { IN_FLIGHT_TIMEOUT_MS: String(TIMEOUT_MS), MAX_DELIVERY_ATTEMPTS: '3', GROUP_MEMBER_TTL_MS: '30000' };
+    const [a, b] = await etcd.processes(space, ['a', 'b'], env);
+    await a!.subscribe('hang', { group: 'g', handling: 'hold' });
+    await b!.subscribe('hang', { group: 'g', handling: 'hold' });
+    expect((await a!.publish('hang', 10)).failed).toBe(0);
+
+    // Far below the member TTL: only the in-flight timeout can move these events.
+    await waitFor('every event dropped after attempt 3', async () => {
+      const all = await claims(space, 'hang', 'g');
+      return all.length === 10 && all.every((c) => c?.dropped === true);
+    }, { timeoutMs: 3 * TIMEOUT_MS + 15_000, intervalMs: 100 });
+    const all = () => [...a!.deliveries('hang'), ...b!.deliveries('hang')];
+    await waitFor('every delivery reported', () => all().length >= 30, { timeoutMs: 5000 });
+    expect(all()).toHaveLength(30);
+    for (let n = 0; n < 10; n++) {
+      const tries = all().filter((d) => d.n === n).sort((x, y) => x.attempt - y.attempt);
+      expect(tries.map((d) => d.attempt)).toEqual([1, 2, 3]);
+      for (let i = 1; i < 3; i++) {
+        expect(tries[i]!.worker).not.toBe(tries[i - 1]!.worker);
+        // 250 ms for the processes' clocks, whose origins were read at different times; + 3 s for a busy machine.
+        expect(tries[i]!.at - tries[i - 1]!.at).toBeGreaterThan(TIMEOUT_MS - 250);
+        expect(tries[i]!.at - tries[i - 1]!.at).toBeLessThan(TIMEOUT_MS + 3000);
+      }
+    }
+  });
+});
+
+describe('group sync reads every member key', () => {
+  it('a member joining a topic larger than its maxReplayBytes takes nothing from live members: no duplicate, preferred members unchanged', async () => {
+    const space = etcd.namespace();
+    const topicKeys = new EventKeys(space.eventPrefix);
+    const [a, b] = [etcd.pubsub(space), etcd.pubsub(space)];
+    const got: Record<string, Event[]> = { a: [], b: [], c: [] };
+    // Events marked `hold` stay unacked: live members' claims, which nobody may take while they live.
+    const member = (name: string): EventCallback => (event, ack) => {
+      got[name]!.push(event);
+      if ((event.data as { n: number }).n < 1000) void ack?.();
+    };
+    await a.subscribe('big', member('a'), { group: 'g' });
+    await b.subscribe('big', member('b'), { group: 'g' });
+    for (let n = 0; n < 60; n++) await a.publish('big', job(n, 1024));
+    await waitFor('the filler events handled', () => got.a!.length + got.b!.length >= 60, { timeoutMs: 20_000 });
+    await Promise.all([a.flush(), b.flush()]);
+    for (let n = 1000; n < 1006; n++) await a.publish('big', job(n));
+    await waitFor('the held events claimed', () => got.a!.length + got.b!.length >= 66, { timeoutMs: 20_000 });
+    await Promise.all([a.flush(), b.flush()]);
+
+    // The topic in the order a watch delivers it: the two member keys are its oldest entries. A read of the newest
+    // maxReplayBytes leaves them (and three entries more) out, and keeps every held event and its claim.
+    const topic = (await rawEtcd().getAll().prefix(topicKeys.topic('big')).exec()).kvs as unknown as KeyValue[];
+    topic.sort(byRevisionThenKey);
+    const memberPrefix = topicKeys.member('big', 'g', '');
+    expect(topic.slice(0, 2).every((kv) => kv.key.subarray(0, memberPrefix.length).equals(memberPrefix))).toBe(true);
+    const size = (kvs: KeyValue[]) => kvs.reduce((sum, kv) => sum + kv.key.length + kv.value.length, 0);
+    const maxReplayBytes = size(topic.slice(5));
+
+    const c = etcd.pubsub(space, { maxReplayBytes });
+    await c.subscribe('big', member('c'), { group: 'g' });
+    for (let n = 100; n < 130; n++) await c.publish('big', job(n));
+    await waitFor('the new events handled', () => [...got.a!, ...got.b!, ...got.c!].filter((e) => (e.data as { n: number }).n >= 100 && (e.data as { n: number }).n < 1000).length >= 30, { timeoutMs: 20_000 });
+    await Promise.all([a.flush(), b.flush(), c.flush()]);
+
+    // Nothing was delivered twice or taken over: every delivery is a first attempt, the held events only ever went to
+    // their holders, and their claims are still those holders' first attempts.
+    const everything = [...got.a!, ...got.b!, ...got.c!];
+    expect(everything.filter((e) => e.deliveryAttempt !== 1)).toEqual([]);
+    expect(new Set(everything.map((e) => e.id)).size).toBe(everything.length);
+    expect(numbers(got.c!).filter((n) => n >= 1000)).toEqual([]);
+    const allClaims = await rawEtcd().getAll().prefix(topicKeys.claim('big', 'g', '')).exec();
+    const held = allClaims.kvs.map((kv) => decodeClaim(kv.value)!).filter((claim) => claim.s === 'held');
+    expect(held).toHaveLength(6);
+    expect(held.every((claim) => claim.a === 1)).toBe(true);
+
+    // Each new event was claimed by its preferred member among all three: the joiner saw both live members.
+    const joined = ((await members(space, 'big', 'g')) as unknown as KeyValue[]).sort((x, y) => Number(BigInt(x.create_revision) - BigInt(y.create_revision)));
+    const ids = joined.map((kv) => kv.key.toString().slice(memberPrefix.length));
+    expect(ids).toHaveLength(3);
+    const joinedAt = BigInt(joined[2]!.create_revision);
+    const events = (await rawEtcd().getAll().prefix(topicKeys.events('big')).exec()).kvs.filter((kv) => BigInt(kv.create_revision) > joinedAt);
+    expect(events).toHaveLength(30);
+    const claimOf = new Map(allClaims.kvs.map((kv) => [kv.key.toString().split('/').pop()!, decodeClaim(kv.value)!]));
+    for (const event of events) {
+      const id = event.key.toString().split('/').pop()!;
+      expect(claimOf.get(id)?.m).toBe(preferredMember(ids, id));
+    }
   });
 });

@@ -6,6 +6,7 @@ import { pagedRange, type PagedRangeOptions } from '../../src/reads/paged-range.
 import { etcdRangeCall, type RangeCall } from '../../src/reads/range-call.js';
 import { CallRunner } from '../../src/transport/call-runner.js';
 import { createEtcdClient } from '../../src/transport/etcd-client.js';
+import { plainClient } from '../harness/plain-client.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 
 // One member that accepts values over gRPC's 4 MiB receive limit, so responses can really pass it.
@@ -14,12 +15,17 @@ const etcd = useEtcdCluster({ size: 1, extraArgs: ['--max-request-bytes=6291456'
 const clients: Etcd3[] = [];
 afterAll(() => clients.forEach((c) => c.close()));
 
-/** Range calls as the CLI and EtcdPubSub make them: the package's client, retry runner and error classification. */
-function rangeCall(): RangeCall {
-  const client = createEtcdClient({}, etcd.cluster.endpoints(), 1000);
-  clients.push(client);
+/**
+ * Range calls as the CLI and EtcdPubSub make them: the package's client (`'package'`, which accepts what etcd sends),
+ * retry runner and error classification — or, `'grpc-default'`, a client a caller may pass in, at gRPC's default
+ * 4 MiB receive limit (without etcd3's own retries and breakers, which would resend a refused page).
+ */
+function rangeCall(client: 'package' | 'grpc-default' = 'package'): RangeCall {
+  const hosts = etcd.cluster.endpoints();
+  const made = client === 'package' ? createEtcdClient({}, hosts, 1000) : plainClient(hosts);
+  clients.push(made);
   const runner = new CallRunner(1000, 'test/');
-  return etcdRangeCall(client, runner, 'range', (signal) => ({ deadlineMs: 10_000, signals: signal === undefined ? [] : [signal] }));
+  return etcdRangeCall(made, runner, 'range', (signal) => ({ deadlineMs: 10_000, signals: signal === undefined ? [] : [signal] }));
 }
 
 async function putMany(prefix: string, keys: string[], value: (i: number) => string | Buffer = () => 'v'): Promise<void> {
@@ -56,20 +62,23 @@ describe('pagedRange on etcd', () => {
     expect(listed).toEqual(initial);
   });
 
-  it("a page over gRPC's 4 MiB receive limit is read again in halves; every key arrives once", async () => {
+  it("a page over a client's 4 MiB receive limit is read again in halves; every key arrives once", async () => {
     const prefix = etcd.uniquePrefix();
     const keys = Array.from({ length: 12 }, (_, i) => `big-${String(i).padStart(2, '0')}`);
     // One put each: a transaction of several 1 MiB values would pass the member's request limit.
     for (const key of keys) await putMany(prefix, [key], () => Buffer.alloc(1024 * 1024, 1));
     // 12 MiB in the first page of up to 100 keys: refused by the client, then 50, 25, 12, 6 … until it fits.
-    expect(await keysOf(rangeCall(), { prefix: Buffer.from(prefix) })).toEqual(keys);
+    expect(await keysOf(rangeCall('grpc-default'), { prefix: Buffer.from(prefix) })).toEqual(keys);
+    // The package's client takes the 12 MiB page whole.
+    expect(await keysOf(rangeCall('package'), { prefix: Buffer.from(prefix) })).toEqual(keys);
   });
 
-  it('one value over the receive limit fails at once with EtcdSizeLimitError naming its size and the limit', async () => {
+  it("one value over a client's receive limit fails at once with EtcdSizeLimitError naming its size and the limit; the package's client reads it", async () => {
     const prefix = etcd.uniquePrefix();
     await putMany(prefix, ['a', 'huge', 'z'], (i) => (i === 1 ? Buffer.alloc(5 * 1024 * 1024, 1) : 'v'));
+    expect(await keysOf(rangeCall('package'), { prefix: Buffer.from(prefix) })).toEqual(['a', 'huge', 'z']);
     const started = performance.now();
-    const error = await keysOf(rangeCall(), { prefix: Buffer.from(prefix) }).catch((e: unknown) => e);
+    const error = await keysOf(rangeCall('grpc-default'), { prefix: Buffer.from(prefix) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EtcdSizeLimitError);
     expect(error).toMatchObject({ code: 'ELEASE_TOO_LARGE', limitBytes: 4 * 1024 * 1024 });
     expect((error as EtcdSizeLimitError).sizeBytes).toBeGreaterThan(5 * 1024 * 1024);

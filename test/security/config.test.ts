@@ -9,6 +9,7 @@ import {
   loadEtcdCredentials,
   loadEtcdOptionsFromEnv,
 } from '../../src/index.js';
+import { EtcdPubSub } from '../../src/mastra/index.js';
 import { createTestPki, type CertFiles, type TestPki } from '../harness/test-pki.js';
 import { findLeaks, keyFingerprints } from './support/secrets.js';
 
@@ -124,6 +125,26 @@ describe('loadEtcdOptionsFromEnv', () => {
     expect(failure(() => loadEtcdOptionsFromEnv(noPassword)).message).toMatch(/^ETCD_PASSWORD: is not set but ETCD_USERNAME is/);
     const { ETCD_USERNAME: _u, ...noUser } = fullEnv();
     expect(failure(() => loadEtcdOptionsFromEnv(noUser)).message).toMatch(/^ETCD_USERNAME: is not set but ETCD_PASSWORD is/);
+  });
+
+  it("reads EtcdPubSub's event prefix from ETCD_EVENT_PREFIX, and only when set", () => {
+    expect(loadEtcdOptionsFromEnv({ ...fullEnv(), ETCD_EVENT_PREFIX: 'apps/a-events/' }).eventPrefix).toBe('apps/a-events/');
+    expect(loadEtcdOptionsFromEnv({ ETCD_ENDPOINTS: '127.0.0.1:2379', ETCD_EVENT_PREFIX: '' })).toEqual({ hosts: ['127.0.0.1:2379'] });
+    expect(failure(() => loadEtcdOptionsFromEnv({ ...fullEnv(), ETCD_EVENT_PREFIX: 'e\uDC00/' })).message).toMatch(
+      /^ETCD_EVENT_PREFIX: contains a lone UTF-16 surrogate/,
+    );
+  });
+
+  it('spreads into EtcdLeaseProvider and EtcdPubSub alike: the pubsub takes the event prefix, the provider has none to take', async () => {
+    const env = { ETCD_ENDPOINTS: '127.0.0.1:1', ETCD_PREFIX: 'apps/a/lease/', ETCD_EVENT_PREFIX: 'apps/a/events/' };
+    const provider = new EtcdLeaseProvider({ ...loadEtcdOptionsFromEnv(env), deadlineMs: 1000 });
+    const pubsub = new EtcdPubSub(loadEtcdOptionsFromEnv(env));
+    try {
+      expect(provider.toJSON()).toMatchObject({ prefix: 'apps/a/lease/' });
+      expect(pubsub.toJSON()).toMatchObject({ prefix: 'apps/a/lease/', eventPrefix: 'apps/a/events/' });
+    } finally {
+      await Promise.all([provider.close(), pubsub.close()]);
+    }
   });
 
   it('a prefix that cannot round-trip through UTF-8 is refused', () => {

@@ -1,6 +1,6 @@
 import { EtcdUnavailableError } from '../../src/errors/unavailable.js';
 import { LeaseObserver } from '../../src/metrics/observer.js';
-import type { AcquireResult } from '../../src/results.js';
+import type { AcquireDecision } from '../../src/results.js';
 import { LeaseClock } from '../../src/clock/lease-clock.js';
 import type { KeyWatch, KeyWatchEvent } from '../../src/waiting/key-watch.js';
 import type { LeaseOps } from '../../src/waiting/lease-ops.js';
@@ -46,10 +46,10 @@ export class FakeLeaseStore {
   readonly lifecycle = new Lifecycle();
   readonly ops: LeaseOps;
 
-  constructor(observer = new LeaseObserver({ logger: {} })) {
+  constructor(observer = new LeaseObserver({ logger: {} }), clock = new LeaseClock()) {
     this.ops = {
       acquire: (key, owner) => this.acquire(key, owner),
-      renew: (key, owner, _ttl, call) => this.renew(key, owner, call?.signal),
+      renew: (key, owner, _ttl, call) => this.renew(key, owner, call?.signal, call?.deadlineMs),
       release: async (key, owner) => {
         this.calls.push(`release ${owner}`);
         if (this.values.get(key)?.owner === owner) this.delete(key);
@@ -60,7 +60,7 @@ export class FakeLeaseStore {
         if (held?.owner === owner && held.modRevision === token) this.delete(key);
       },
       watch: (key, onEvent, startRevision) => this.watch(key, onEvent, startRevision),
-      clock: new LeaseClock(),
+      clock,
       deadlineMs: 5000,
       lifecycle: this.lifecycle,
       observer,
@@ -109,11 +109,11 @@ export class FakeLeaseStore {
     return this.watches.filter((w) => !w.closed);
   }
 
-  private async acquire(key: string, owner: string): Promise<AcquireResult> {
+  private async acquire(key: string, owner: string): Promise<AcquireDecision> {
     this.calls.push(`acquire ${owner}`);
     if (this.acquireGate) await this.acquireGate.promise;
     const held = this.values.get(key);
-    let result: AcquireResult;
+    let result: AcquireDecision;
     if (!held || held.owner === owner) result = { acquired: true, owner, fencingToken: this.put(key, owner) };
     else result = { acquired: false, owner: held.owner };
     if (this.failAcquireAfterCommit > 0) {
@@ -123,13 +123,22 @@ export class FakeLeaseStore {
     return result;
   }
 
-  private async renew(key: string, owner: string, signal: AbortSignal | undefined): Promise<boolean> {
+  private async renew(key: string, owner: string, signal: AbortSignal | undefined, deadlineMs: number | undefined): Promise<boolean> {
     this.calls.push(`renew ${owner}`);
     if (this.renewGate) {
-      await Promise.race([
-        this.renewGate.promise,
-        new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('renew aborted')), { once: true })),
-      ]);
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          this.renewGate.promise,
+          new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('renew aborted')), { once: true })),
+          // like the provider: a call that gets no answer fails (retryable) at its deadline
+          new Promise((_, reject) => {
+            if (deadlineMs !== undefined) timer = setTimeout(() => reject(new EtcdUnavailableError('renewLease', 1, deadlineMs, new Error('no answer'))), deadlineMs);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     }
     if (this.renewAnswer !== undefined) return this.renewAnswer;
     if (this.values.get(key)?.owner !== owner) return false;

@@ -12,6 +12,7 @@ export function recordingMeterProvider() {
   const callbacks: Array<{ name: string; cb: (r: { observe(v: number, a?: Record<string, unknown>): void }) => void }> = [];
   const created: Array<{ name: string; unit: string | undefined }> = [];
   const meters: string[] = [];
+  const versions: Array<string | undefined> = [];
   const instrument = (name: string, options?: { unit?: string }) => {
     created.push({ name, unit: options?.unit });
     const record = (value: number, attributes?: Record<string, unknown>) => records.push({ name, value, attributes });
@@ -32,8 +33,9 @@ export function recordingMeterProvider() {
     createObservableGauge: instrument,
   } as unknown as Meter;
   const provider: MeterProvider = {
-    getMeter: (name: string) => {
+    getMeter: (name: string, version?: string) => {
       meters.push(name);
+      versions.push(version);
       return meter;
     },
   };
@@ -42,5 +44,5 @@ export function recordingMeterProvider() {
     for (const { name, cb } of callbacks) cb({ observe: (value, attributes) => observed.push({ name, value, attributes }) });
     return observed;
   };
-  return { provider, records, created, meters, collect };
+  return { provider, records, created, meters, versions, collect };
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-
+// In your app: import { loadEtcdOptionsFromEnv } from 'etcd-lease-provider';
+import { loadEtcdOptionsFromEnv } from '../../../src/index.js';
 import type { EtcdPubSubOptions } from '../../../src/mastra/etcd-pubsub-options.js';
 import { streamPartsWriteBehind } from '../../../src/mastra/etcd-pubsub-publish-modes.js';
 
@@ -16,26 +16,10 @@ export interface AppConfig {
 
 type Env = Record<string, string | undefined>;
 
-function required(env: Env, name: string): string {
-  const value = env[name]?.trim();
-  if (!value) throw new Error(`${name} must be set`);
-  return value;
-}
-
-function file(env: Env, name: string): Buffer | undefined {
-  const path = env[name]?.trim();
-  return path ? readFileSync(path) : undefined;
-}
-
 export function readConfig(env: Env = process.env): AppConfig {
-  // ETCD_ENDPOINTS=https://etcd-0.etcd:2379,https://etcd-1.etcd:2379,https://etcd-2.etcd:2379
-  const hosts = required(env, 'ETCD_ENDPOINTS')
-    .split(',')
-    .map((endpoint) => endpoint.trim())
-    .filter(Boolean);
-
-  const etcd: EtcdPubSubOptions = { hosts, prefix: env.ETCD_LEASE_PREFIX ?? 'mastra/lease/' };
-  if (env.ETCD_EVENT_PREFIX) etcd.eventPrefix = env.ETCD_EVENT_PREFIX;
+  // The package's own loader: ETCD_ENDPOINTS, ETCD_CA_FILE / ETCD_CERT_FILE / ETCD_KEY_FILE, ETCD_USERNAME /
+  // ETCD_PASSWORD, ETCD_PREFIX and ETCD_EVENT_PREFIX, read and checked the way the library and the CLI read them.
+  const etcd: EtcdPubSubOptions = loadEtcdOptionsFromEnv(env);
   // 'write-behind': a thread's token chunks reach etcd in batches (about 40 writes/s per streaming thread at most)
   // instead of one write per chunk; run lifecycle and routed messages stay durable.
   const streamParts = env.MASTRA_STREAM_PARTS ?? 'durable';
@@ -43,14 +27,6 @@ export function readConfig(env: Env = process.env): AppConfig {
     throw new Error(`MASTRA_STREAM_PARTS must be 'durable' or 'write-behind', got '${streamParts}'`);
   }
   if (streamParts === 'write-behind') etcd.publishMode = streamPartsWriteBehind;
-  const rootCertificate = file(env, 'ETCD_CA_FILE');
-  if (rootCertificate) {
-    // Client certificate and key are optional: etcd may authenticate by password instead.
-    const certChain = file(env, 'ETCD_CERT_FILE');
-    const privateKey = file(env, 'ETCD_KEY_FILE');
-    etcd.credentials = { rootCertificate, ...(certChain && { certChain }), ...(privateKey && { privateKey }) };
-  }
-  if (env.ETCD_USERNAME) etcd.auth = { username: env.ETCD_USERNAME, password: required(env, 'ETCD_PASSWORD') };
 
   const onAcquireError = env.LEASE_ON_ETCD_ERROR ?? 'throw';
   if (onAcquireError !== 'throw' && onAcquireError !== 'deny') {

@@ -10,7 +10,9 @@ import { echoModel } from './echo-model.js';
  * The whole integration is the `pubsub:` line: Mastra's events between instances (a message that
  * reaches an instance not owning the thread is forwarded to the owner's run, token streams reach
  * observers on any instance, workers share their queues) and each thread's lease (who runs it)
- * both live in etcd. Nothing else is shared: no socket, no request routing, no second store.
+ * both live in etcd. No socket, no request routing, no Redis. Mastra's own storage is not configured here, so
+ * each instance keeps it in memory (Mastra warns at start): this agent has no memory and nothing here suspends a
+ * workflow for another instance to resume. An app that does either gives `new Mastra` a shared `storage`.
  */
 export function createMastra(config: AppConfig) {
   const pubsub = new EtcdPubSub({

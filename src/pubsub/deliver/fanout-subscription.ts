@@ -30,9 +30,9 @@ export interface FanoutDeps {
  * Start: a watch "from now" is created and confirmed at revision H; with `earliest`, the retained events are read at
  * exactly H and delivered; then the live events the watch buffered meanwhile (all above H): no gap, no overlap, and
  * `subscribe` resolves only once the subscription is live. After a reconnect the watch stream resumes on its own.
- * If etcd cancels the watch (its resume revision was compacted away), the subscription starts over "from now" and
- * re-reads the topic, delivering only what its cursor has not seen; events deleted inside the compacted gap are lost,
- * which is logged and counted.
+ * If the watch ends (etcd canceled it because its resume revision was compacted away, or its catch-up did not fit
+ * one gRPC message), the subscription starts over "from now" and re-reads the topic in byte-bounded pages, delivering
+ * only what its cursor has not seen; events deleted inside a compacted gap are lost, which is logged and counted.
  */
 export class FanoutSubscription {
   private readonly cursor: DeliveryCursor;
@@ -119,18 +119,26 @@ export class FanoutSubscription {
     this.deps.deliver(kv.value);
   }
 
-  /** The watch is gone (compaction passed our resume point): watch again from now and re-read what is retained. */
+  /**
+   * The watch is gone — compaction passed its resume point, or what it had to catch up on did not fit one gRPC
+   * message (watch-stream.ts): watch again from now and re-read what is retained.
+   */
   private recover(compactRevision: string | undefined, reason: string): void {
     if (this.stopped) return;
     const { core, logger, instruments, topic } = this.deps;
     this.watch = undefined;
-    instruments.watchResumes.add(1, { reason: 'compacted' });
-    logger.warn?.('event history was compacted past a subscriber: re-reading the topic; events expired in the gap are lost', {
-      topic,
-      compactRevision,
-      reason,
-      lastDelivered: this.cursor.revision.toString(),
-    });
+    const lastDelivered = this.cursor.revision.toString();
+    if (compactRevision === undefined) {
+      logger.warn?.('event watch ended: re-reading the topic', { topic, reason, lastDelivered });
+    } else {
+      instruments.watchResumes.add(1, { reason: 'compacted' });
+      logger.warn?.('event history was compacted past a subscriber: re-reading the topic; events expired in the gap are lost', {
+        topic,
+        compactRevision,
+        reason,
+        lastDelivered,
+      });
+    }
     void retryForever(core, 'subscribe', this.stopController.signal, logger, (scope) => this.begin(scope, true));
   }
 }

@@ -1,15 +1,17 @@
 import type { Event, EventCallback } from '@mastra/core/events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { resolveEventOptions } from '../resolve-options.js';
 import { LocalDelivery } from './local-delivery.js';
 
 const event: Event = { type: 't', id: 'e1', runId: 'r', data: {}, createdAt: new Date(0), deliveryAttempt: 1 };
 
-function delivery(max = 3) {
+function delivery(max = 3, inFlightTimeoutMs = 0) {
   const counts = { delivered: 0, redelivered: 0, dropped: 0 };
   const warn = vi.fn();
   const d = new LocalDelivery({
     maxDeliveryAttempts: max,
     redeliveryDelayMs: 100,
+    inFlightTimeoutMs,
     logger: { warn },
     onDelivered: () => counts.delivered++,
     onRedelivered: () => counts.redelivered++,
@@ -22,6 +24,19 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 describe('local delivery', () => {
+  it('maxDeliveryAttempts: 0 never drops: a nacked event is offered again past the default cap', async () => {
+    const { d, counts } = delivery(resolveEventOptions({ maxDeliveryAttempts: 0 }, 'a/lease/').maxDeliveryAttempts);
+    const attempts: number[] = [];
+    d.deliver(() => (e, _ack, nack) => {
+      attempts.push(e.deliveryAttempt!);
+      void nack!();
+    }, event);
+    await vi.advanceTimersByTimeAsync(100 * (1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9));
+    expect(attempts).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(counts.dropped).toBe(0);
+    d.stop();
+  });
+
   it('nack redelivers after delay × attempt with attempt + 1, up to the cap, then drops with a warning', async () => {
     const { d, counts, warn } = delivery(3);
     const attempts: number[] = [];
@@ -79,5 +94,32 @@ describe('local delivery', () => {
     d.stop();
     await vi.advanceTimersByTimeAsync(1000);
     expect(calls).toBe(2);
+  });
+
+  it('a delivery neither acked nor nacked within inFlightTimeoutMs is offered again at once, up to the cap; its late ack changes nothing', async () => {
+    const { d, counts } = delivery(3, 1000);
+    const held: Array<() => Promise<void>> = [];
+    const attempts: number[] = [];
+    d.deliver(() => (e, ack) => {
+      attempts.push(e.deliveryAttempt!);
+      held.push(ack!);
+    }, event);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(attempts).toEqual([1]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(attempts).toEqual([1, 2]);
+    await held[0]!(); // attempt 1's ack, after its timeout: attempt 2 still times out
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(attempts).toEqual([1, 2, 3]);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(counts).toEqual({ delivered: 3, redelivered: 2, dropped: 1 });
+  });
+
+  it('a delivery settled within inFlightTimeoutMs is not offered again', async () => {
+    const { d, counts } = delivery(3, 1000);
+    d.deliver(() => (_e, ack) => void setTimeout(() => void ack!(), 900), event);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(counts).toEqual({ delivered: 1, redelivered: 0, dropped: 0 });
   });
 });

@@ -4,9 +4,11 @@ import type { LeaseLogger } from '../../config/options.js';
 export interface LocalDeliveryPolicy {
   maxDeliveryAttempts: number;
   redeliveryDelayMs: number;
+  /** 0: off. */
+  inFlightTimeoutMs: number;
   logger: LeaseLogger;
   onDelivered(): void;
-  onRedelivered(): void;
+  onRedelivered(reason: 'nack' | 'in-flight-timeout'): void;
   onDropped(): void;
 }
 
@@ -14,8 +16,10 @@ export interface LocalDeliveryPolicy {
  * Hands events to callbacks in this process, with ack/nack as Mastra documents them for deliveries nobody else
  * shares (fan-out subscriptions, `localOnly` events): `ack` settles; `nack` — or a callback that throws or returns a
  * rejected promise — offers the event again after `redeliveryDelayMs × attempt` with `deliveryAttempt + 1`, until
- * `maxDeliveryAttempts`, then drops it with a warning. The callback's promise is not awaited before the next
- * delivery: callbacks run in delivery order without waiting for one another.
+ * `maxDeliveryAttempts`, then drops it with a warning. A delivery neither acked nor nacked within `inFlightTimeoutMs`
+ * is nacked on the handler's behalf and offered again at once (its late ack or nack then changes nothing). The
+ * callback's promise is not awaited before the next delivery: callbacks run in delivery order without waiting for one
+ * another.
  *
  * `target` is asked again at each attempt: a group's redelivery may go to another local member, and a callback that
  * unsubscribed meanwhile gets nothing.
@@ -31,14 +35,25 @@ export class LocalDelivery {
     if (!cb || this.stopped) return;
     const attempt = event.deliveryAttempt ?? 1;
     let settled = false;
-    const ack = async (): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (): boolean => {
+      if (settled) return false;
       settled = true;
+      if (timer) this.forget(timer);
+      return true;
     };
+    const ack = async (): Promise<void> => void settle();
     const nack = async (): Promise<void> => {
-      if (settled) return;
-      settled = true;
-      this.retry(target, event, attempt);
+      if (settle()) this.retry(target, event, attempt, 'nack');
     };
+    const { inFlightTimeoutMs, logger } = this.policy;
+    if (inFlightTimeoutMs > 0) {
+      timer = this.after(inFlightTimeoutMs, () => {
+        if (!settle()) return;
+        logger.warn?.('an event was neither acked nor nacked within inFlightTimeoutMs; nacked on its handler’s behalf', { type: event.type, id: event.id, attempt });
+        this.retry(target, event, attempt, 'in-flight-timeout');
+      });
+    }
     this.policy.onDelivered();
     try {
       const result = cb(event, ack, nack);
@@ -55,18 +70,33 @@ export class LocalDelivery {
     this.timers.clear();
   }
 
-  private retry(target: () => EventCallback | undefined, event: Event, attempt: number): void {
+  /** A nack's redelivery waits `redeliveryDelayMs × attempt`; an expired one has waited long enough and goes at once. */
+  private retry(target: () => EventCallback | undefined, event: Event, attempt: number, reason: 'nack' | 'in-flight-timeout'): void {
     if (attempt >= this.policy.maxDeliveryAttempts) {
       this.policy.onDropped();
       this.policy.logger.warn?.('event dropped after its last delivery attempt', { type: event.type, id: event.id, attempts: attempt });
       return;
     }
+    const redeliver = () => {
+      this.policy.onRedelivered(reason);
+      this.deliver(target, { ...event, deliveryAttempt: attempt + 1 });
+    };
+    if (reason === 'nack') this.after(this.policy.redeliveryDelayMs * attempt, redeliver);
+    else redeliver();
+  }
+
+  private after(delayMs: number, fire: () => void): NodeJS.Timeout {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.policy.onRedelivered();
-      this.deliver(target, { ...event, deliveryAttempt: attempt + 1 });
-    }, this.policy.redeliveryDelayMs * attempt);
+      if (!this.stopped) fire();
+    }, delayMs);
     timer.unref();
     this.timers.add(timer);
+    return timer;
+  }
+
+  private forget(timer: NodeJS.Timeout): void {
+    clearTimeout(timer);
+    this.timers.delete(timer);
   }
 }

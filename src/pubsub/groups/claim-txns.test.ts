@@ -48,6 +48,8 @@ describe('claim transactions', () => {
 
   it('decodes only claims it wrote', () => {
     expect(decodeClaim(encodeClaim({ ...mine, s: 'done', dropped: true }))).toEqual({ ...mine, s: 'done', dropped: true });
+    expect(decodeClaim(encodeClaim({ ...mine, s: 'retry', expired: true, f: '42' }))).toEqual({ ...mine, s: 'retry', expired: true, f: '42' });
+    expect(decodeClaim(Buffer.from('{"m":"x","a":1,"s":"held","t":0,"f":"-1"}'))).toEqual({ m: 'x', a: 1, s: 'held', t: 0 });
     expect(decodeClaim(Buffer.from('{"m":1}'))).toBeUndefined();
     expect(decodeClaim(Buffer.from('nope'))).toBeUndefined();
   });

@@ -12,6 +12,13 @@ export interface ClaimValue {
   t: number;
   /** Set when the event was given up on after its last attempt. */
   dropped?: true;
+  /**
+   * On a `retry`: written by the holder itself when its handler neither acked nor nacked within the in-flight
+   * timeout. The next attempt then goes to another member when there is one (group-state.ts).
+   */
+  expired?: true;
+  /** The group's floor (group-checkpoint.ts) when above 0: every key of a group carries it, so a rejoin finds it. */
+  f?: string;
 }
 
 export function encodeClaim(value: ClaimValue): Buffer {
@@ -22,7 +29,15 @@ export function decodeClaim(bytes: Buffer): ClaimValue | undefined {
   try {
     const v = JSON.parse(bytes.toString('utf8')) as Partial<ClaimValue>;
     if (typeof v.m !== 'string' || typeof v.a !== 'number' || (v.s !== 'held' && v.s !== 'retry' && v.s !== 'done')) return undefined;
-    return { m: v.m, a: v.a, s: v.s, t: typeof v.t === 'number' ? v.t : 0, ...(v.dropped ? { dropped: true as const } : {}) };
+    return {
+      m: v.m,
+      a: v.a,
+      s: v.s,
+      t: typeof v.t === 'number' ? v.t : 0,
+      ...(v.dropped ? { dropped: true as const } : {}),
+      ...(v.expired ? { expired: true as const } : {}),
+      ...(typeof v.f === 'string' && /^[0-9]+$/.test(v.f) ? { f: v.f } : {}),
+    };
   } catch {
     return undefined;
   }

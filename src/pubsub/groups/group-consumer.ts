@@ -8,10 +8,11 @@ import { put, remove, type KeyValue } from '../../operations/etcd-txn.js';
 import type { CallScope } from '../../transport/call-scope.js';
 import { parseTopicEntry, type EventKeys } from '../keys/event-keys.js';
 import type { ResolvedEventOptions } from '../resolve-options.js';
-import { readPrefix } from '../watch/range-read.js';
 import { retryForever } from '../watch/retry-forever.js';
 import type { Watch, WatchStream } from '../watch/watch-stream.js';
 import { claimTxn, decodeClaimOutcome, decodeSettle, settleTxn, type ClaimValue } from './claim-txns.js';
+import { joinFloor } from './group-checkpoint.js';
+import { readGroupSnapshot } from './group-snapshot.js';
 import { encodeMemberState, GroupState, type ClaimReason, type Decision, type MemberState } from './group-state.js';
 import type { Session } from './session.js';
 
@@ -25,17 +26,21 @@ export interface GroupConsumerDeps {
   /** This consumer's member id (unique per consumer instance). */
   me: string;
   startFrom: 'earliest' | 'latest';
-  options: Pick<ResolvedEventOptions, 'claimTimeoutMs' | 'redeliveryDelayMs' | 'ackDeadlineMs' | 'maxInFlightPerGroup' | 'maxDeliveryAttempts' | 'maxReplayBytes'>;
+  options: Pick<ResolvedEventOptions, 'claimTimeoutMs' | 'redeliveryDelayMs' | 'inFlightTimeoutMs' | 'maxInFlightPerGroup' | 'maxDeliveryAttempts' | 'maxReplayBytes'>;
   logger: LeaseLogger;
   instruments: PubSubInstruments;
   decode(value: Buffer): Event | undefined;
 }
 
-/** An event this member claimed and handed to a callback, until it is acked or nacked. */
+/** An event this member claimed and handed to a callback, until it is acked or nacked (or its in-flight timeout). */
 interface Handling {
   readonly claimKey: Buffer;
   readonly revision: string;
   readonly attempt: number;
+  /** The callback it was handed to. */
+  callback?: EventCallback;
+  /** Fires the in-flight timeout. */
+  timer?: NodeJS.Timeout;
   settled: boolean;
 }
 
@@ -46,7 +51,9 @@ const CLAIM_ERROR_BACKOFF_MS = 500;
  * round-robin). It registers a member key on the process's session lease, follows the topic's events, claims and
  * members through one watch, and claims what group-state.ts says is its to take (see there and claim-txns.ts for the
  * rules and the transactions). A claimed event goes to one local callback with `deliveryAttempt` = the claim's
- * attempt; ack/nack are compare-on-revision writes, so a late one after a takeover changes nothing.
+ * attempt; ack/nack are compare-on-revision writes, so a late one after a takeover changes nothing. A delivery left
+ * unsettled for `inFlightTimeoutMs` is given up on the handler's behalf (`expire`). Where a join starts is the
+ * group's, not the joiner's (group-checkpoint.ts).
  */
 export class GroupConsumer {
   private readonly callbacks: EventCallback[] = [];
@@ -63,7 +70,7 @@ export class GroupConsumer {
   private readonly memberKey: Buffer;
   /** Session lease the member key is on; undefined while not registered (not claiming). */
   private registeredOn: string | undefined;
-  /** Events created at or below this revision are not ours ('latest'); fixed at the first join. */
+  /** The group's floor (group-checkpoint.ts): events created at or below it are not the group's. Fixed at the join. */
   private floor: string | undefined;
   private leaving = false;
   private stopped = false;
@@ -90,12 +97,15 @@ export class GroupConsumer {
     return this.callbacks.length;
   }
 
-  /** Joins the group (member key, watch, current state) and resolves once this member takes events. */
+  /**
+   * Joins the group (watch, current state, then the member key, which carries the floor the state decided) and
+   * resolves once this member takes events.
+   */
   async start(cb: EventCallback, scope: CallScope): Promise<void> {
     this.callbacks.push(cb);
     try {
-      await this.register(scope, 'active');
       await this.sync(scope);
+      await this.register(scope, 'active');
     } catch (error) {
       this.stop();
       throw error;
@@ -156,7 +166,7 @@ export class GroupConsumer {
 
   private async register(scope: CallScope, state: MemberState): Promise<void> {
     const { core, session } = this.deps;
-    const value = encodeMemberState(state);
+    const value = encodeMemberState(state, this.floor);
     await core.runner.attempts(scope, async (attempt) => {
       const lease = await session.lease(scope);
       try {
@@ -189,25 +199,33 @@ export class GroupConsumer {
     }
   }
 
-  /** Watch the topic from now, read its state at the watch's revision, then apply what the watch buffered. */
+  /**
+   * Watch the topic from now, read the group's state at the watch's revision (group-snapshot.ts), then apply what the
+   * watch buffered. The first sync of a join also fixes the floor: the group's if it exists, else from `startFrom`.
+   */
   private async sync(scope: CallScope): Promise<void> {
-    const { core, stream, group, me, options } = this.deps;
+    const { core, stream, keys, topic, group, me, options, logger, instruments } = this.deps;
     for (;;) {
       this.buffer = [];
       const watch = await stream.watch({ prefix: this.topicPrefix, deletes: true }, this.handler(), scope.signal);
       if (this.stopped) return void stream.cancel(watch.id);
-      let kvs: KeyValue[];
+      let snapshot;
       try {
-        ({ kvs } = await readPrefix(core.client, core.runner, scope, this.topicPrefix, watch.createdAt, options.maxReplayBytes));
+        snapshot = await readGroupSnapshot(core, scope, keys, { topic, group, revision: watch.createdAt, maxReplayBytes: options.maxReplayBytes });
       } catch (error) {
         stream.cancel(watch.id);
         if (error instanceof EtcdCompactedError) continue; // compacted before we read: start over
         throw error;
       }
-      this.floor ??= this.deps.startFrom === 'latest' ? watch.createdAt : '0';
+      if (snapshot.skipped > 0) {
+        instruments.dropped.add(snapshot.skipped, { reason: 'oversize-replay' });
+        logger.warn?.('consumer group read larger than maxReplayBytes: the oldest retained events are skipped', { topic, group, skipped: snapshot.skipped, bytes: snapshot.skippedBytes });
+      }
+      const others = snapshot.members.filter((kv) => !kv.key.equals(this.memberKey));
+      this.floor ??= joinFloor(others, snapshot.claims, this.deps.startFrom, watch.createdAt);
       const state = new GroupState(group, me, BigInt(this.floor));
       const now = performance.now();
-      for (const kv of kvs) {
+      for (const kv of snapshot.kvs) {
         const entry = parseTopicEntry(this.topicPrefix, kv.key);
         if (entry) state.apply(entry, 'put', kv, now);
       }
@@ -231,8 +249,14 @@ export class GroupConsumer {
       onCanceled: (compactRevision: string | undefined, reason: string) => {
         this.watch = undefined;
         if (this.stopped || this.leaving) return;
-        this.deps.instruments.watchResumes.add(1, { reason: 'compacted' });
-        this.deps.logger.warn?.('consumer group watch lost (history compacted); re-reading the topic', { topic: this.deps.topic, compactRevision, reason });
+        // Compaction passed the resume point, or the catch-up did not fit one gRPC message (the stream counted that
+        // one as 'oversize' already): only the first is a compaction.
+        if (compactRevision === undefined) {
+          this.deps.logger.warn?.('consumer group watch ended; re-reading the topic', { topic: this.deps.topic, reason });
+        } else {
+          this.deps.instruments.watchResumes.add(1, { reason: 'compacted' });
+          this.deps.logger.warn?.('consumer group watch lost (history compacted); re-reading the topic', { topic: this.deps.topic, compactRevision, reason });
+        }
         void this.recover('subscribe', async (scope) => {
           await this.sync(scope);
           this.evaluateAll();
@@ -275,7 +299,6 @@ export class GroupConsumer {
       canClaim: this.registeredOn !== undefined && this.callbacks.length > 0 && this.attempting.size + this.handling.size < options.maxInFlightPerGroup,
       claimTimeoutMs: options.claimTimeoutMs,
       redeliveryDelayMs: options.redeliveryDelayMs,
-      ackDeadlineMs: options.ackDeadlineMs,
     });
     this.act(id, decision);
   }
@@ -303,12 +326,13 @@ export class GroupConsumer {
     this.timers.set(id, timer);
   }
 
-  private async claim(id: string, reason: ClaimReason, attempt: number, claimRevision: string | undefined): Promise<void> {
+  /** `avoid`: the callback whose in-flight timeout passed, when this member takes its own event back for another one. */
+  private async claim(id: string, reason: ClaimReason, attempt: number, claimRevision: string | undefined, avoid?: EventCallback): Promise<void> {
     const { core, keys, topic, group, me } = this.deps;
     const event = this.state.events.get(id);
     if (!event) return;
     this.attempting.add(id);
-    const value: ClaimValue = { m: me, a: attempt, s: 'held', t: Date.now() };
+    const value: ClaimValue = { m: me, a: attempt, s: 'held', t: Date.now(), ...this.floorField() };
     const claimKey = keys.claim(topic, group, id);
     const txn = claimTxn({ claimKey, eventKey: event.key, eventRevision: event.revision, claimRevision, value, lease: event.lease });
     const scope = core.runner.open('claim', core.budget(core.options.deadlineMs, this.stopController.signal));
@@ -325,7 +349,7 @@ export class GroupConsumer {
       this.state.noteClaim(id, value, outcome.revision, performance.now());
       const handling: Handling = { claimKey, revision: outcome.revision, attempt, settled: false };
       this.handling.set(id, handling);
-      this.deliver(id, event.value, handling, reason);
+      this.deliver(id, event.value, handling, reason, avoid);
     } catch (error) {
       if (this.stopped) return;
       this.deps.logger.debug?.('claim failed; trying again', { topic, group, error });
@@ -337,15 +361,21 @@ export class GroupConsumer {
     }
   }
 
-  private deliver(id: string, value: Buffer, handling: Handling, reason: ClaimReason): void {
-    const { decode, instruments, logger, topic } = this.deps;
+  private deliver(id: string, value: Buffer, handling: Handling, reason: ClaimReason, avoid?: EventCallback): void {
+    const { decode, instruments, logger, topic, options } = this.deps;
     const decoded = decode(value);
     if (!decoded) {
       logger.warn?.('a grouped event could not be decoded; it is acknowledged and skipped', { topic, id });
       return void this.settle(id, handling, 'ack');
     }
-    const cb = this.callbacks.length > 0 ? this.callbacks[this.nextCallback++ % this.callbacks.length] : undefined;
+    const eligible = avoid && this.callbacks.length > 1 ? this.callbacks.filter((cb) => cb !== avoid) : this.callbacks;
+    const cb = eligible.length > 0 ? eligible[this.nextCallback++ % eligible.length] : undefined;
     if (!cb) return void this.settle(id, handling, 'release');
+    handling.callback = cb;
+    if (options.inFlightTimeoutMs > 0) {
+      handling.timer = setTimeout(() => this.expire(id, handling), options.inFlightTimeoutMs);
+      handling.timer.unref();
+    }
     instruments.events.add(1, { direction: 'delivered' });
     if (handling.attempt > 1) instruments.redeliveries.add(1, { reason: redeliveryReason(reason) });
     const ack = () => this.settle(id, handling, 'ack');
@@ -359,22 +389,41 @@ export class GroupConsumer {
   }
 
   /**
+   * The handler neither acked nor nacked within `inFlightTimeoutMs`: the event is nacked on its behalf, and its own
+   * late ack or nack is a no-op from here (locally, and in etcd by the claim's revision). Within the attempt cap it
+   * is offered again at once as the next attempt — to another callback of this process when there is one (this
+   * member takes its own claim over: one transaction against the claim's revision), else through the group: the claim
+   * becomes an `expired` retry, which another member takes when there is one, or this member alone.
+   */
+  private expire(id: string, handling: Handling): void {
+    if (handling.settled || this.stopped) return;
+    const { options, logger, topic, group } = this.deps;
+    logger.warn?.('a grouped event was neither acked nor nacked within inFlightTimeoutMs; nacked on its handler’s behalf', { topic, group, id, attempt: handling.attempt });
+    const sibling = this.callbacks.some((cb) => cb !== handling.callback);
+    if (!sibling || this.leaving || handling.attempt >= options.maxDeliveryAttempts) return void this.settle(id, handling, 'expire');
+    handling.settled = true;
+    this.handling.delete(id);
+    void this.claim(id, 'in-flight-timeout', handling.attempt + 1, handling.revision, handling.callback);
+  }
+
+  /**
    * Writes the outcome of a delivery. Resolves after the first try (never rejects); a failed write is retried in
    * the background, and the event stays counted as handled here until it lands, so it is not taken back as an orphan.
    */
-  private settle(id: string, handling: Handling, how: 'ack' | 'nack' | 'release'): Promise<void> {
+  private settle(id: string, handling: Handling, how: 'ack' | 'nack' | 'expire' | 'release'): Promise<void> {
     if (handling.settled) return Promise.resolve();
     handling.settled = true;
+    clearTimeout(handling.timer);
     const { core, me, options, logger, instruments, topic } = this.deps;
-    const t = Date.now();
+    const base = { m: me, t: Date.now(), ...this.floorField() };
     let value: ClaimValue;
-    if (how === 'ack') value = { m: me, a: handling.attempt, s: 'done', t };
-    else if (how === 'release') value = { m: me, a: handling.attempt - 1, s: 'retry', t };
+    if (how === 'ack') value = { ...base, a: handling.attempt, s: 'done' };
+    else if (how === 'release') value = { ...base, a: handling.attempt - 1, s: 'retry' };
     else if (handling.attempt >= options.maxDeliveryAttempts) {
-      value = { m: me, a: handling.attempt, s: 'done', t, dropped: true };
+      value = { ...base, a: handling.attempt, s: 'done', dropped: true };
       instruments.dropped.add(1, { reason: 'max-attempts' });
       logger.warn?.('grouped event dropped after its last delivery attempt', { topic, group: this.deps.group, id, attempts: handling.attempt });
-    } else value = { m: me, a: handling.attempt, s: 'retry', t };
+    } else value = { ...base, a: handling.attempt, s: 'retry', ...(how === 'expire' ? { expired: true as const } : {}) };
     const write = (scope: CallScope) =>
       core.runner
         .attempts(scope, async (a) => decodeSettle(await core.committer.submit(handling.claimKey, settleTxn(handling.claimKey, handling.revision, value), a.timeoutMs, a.signal), value))
@@ -392,6 +441,11 @@ export class GroupConsumer {
       });
     this.settling.add(done);
     return firstTry.catch(() => {});
+  }
+
+  /** The floor, on every claim this member writes, so that the group keeps it while only claims remain. */
+  private floorField(): { f?: string } {
+    return this.floor && this.floor !== '0' ? { f: this.floor } : {};
   }
 
   /** Capacity freed: look again at what was blocked on it. */
@@ -413,6 +467,6 @@ export class GroupConsumer {
 
 function redeliveryReason(reason: ClaimReason): RedeliveryReason {
   if (reason === 'retry') return 'nack';
-  if (reason === 'ack-deadline') return 'ack-deadline';
+  if (reason === 'in-flight-timeout') return 'in-flight-timeout';
   return 'member-lost';
 }

@@ -11,7 +11,6 @@ const context = (over: Partial<DecideContext> = {}): DecideContext => ({
   canClaim: true,
   claimTimeoutMs: 5000,
   redeliveryDelayMs: 100,
-  ackDeadlineMs: 0,
   ...over,
 });
 
@@ -70,12 +69,30 @@ describe('consumer group state', () => {
     expect(state.decide(id, context())).toMatchObject({ kind: 'claim', reason: 'orphan', attempt: 2 });
   });
 
-  it('with an ack deadline, takes an event back from a live member that kept it too long (never the holder)', () => {
+  it('never takes an event from a live member that keeps it (its own in-flight timeout gives it up)', () => {
     const { state, id } = setup('other');
     claim(state, id, { m: 'other', a: 1, s: 'held', t: 0 }, '11', 1000);
     expect(state.decide(id, context({ now: 1e9 }))).toEqual({ kind: 'ignore' });
-    expect(state.decide(id, context({ now: 1500, ackDeadlineMs: 1000 }))).toEqual({ kind: 'wait', until: 2000 });
-    expect(state.decide(id, context({ now: 2000, ackDeadlineMs: 1000 }))).toMatchObject({ kind: 'claim', reason: 'ack-deadline', attempt: 2 });
+  });
+
+  it('an event its holder gave up after the in-flight timeout goes at once to another member, even one not preferred', () => {
+    // `me` is the preferred member of the event, and the one that gave it up: `other` takes it, at once.
+    const mine = setup('me');
+    claim(mine.state, mine.id, { m: 'me', a: 1, s: 'retry', t: 0, expired: true }, '11', 1000);
+    expect(mine.state.decide(mine.id, context({ now: 1000 }))).toEqual({ kind: 'wait', until: 6000 });
+    const theirs = new GroupState('g', 'other', 0n);
+    for (const member of ['me', 'other']) theirs.apply({ kind: 'member', group: 'g', member }, 'put', kv(encodeMemberState('active'), '2'), 0);
+    theirs.apply({ kind: 'event', id: mine.id }, 'put', kv(Buffer.from('{}'), '10'), 1000);
+    claim(theirs, mine.id, { m: 'me', a: 1, s: 'retry', t: 0, expired: true }, '11', 1000);
+    expect(theirs.decide(mine.id, context({ now: 1000 }))).toEqual({ kind: 'claim', reason: 'in-flight-timeout', attempt: 2, claimRevision: '11' });
+  });
+
+  it('an event its holder gave up after the in-flight timeout goes back to it when it is the only active member', () => {
+    const state = new GroupState('g', 'me', 0n);
+    state.apply({ kind: 'member', group: 'g', member: 'me' }, 'put', kv(encodeMemberState('active'), '2'), 0);
+    state.apply({ kind: 'event', id: 'pub-1' }, 'put', kv(Buffer.from('{}'), '10'), 1000);
+    claim(state, 'pub-1', { m: 'me', a: 2, s: 'retry', t: 0, expired: true }, '11', 1000);
+    expect(state.decide('pub-1', context({ now: 1000 }))).toEqual({ kind: 'claim', reason: 'in-flight-timeout', attempt: 3, claimRevision: '11' });
   });
 
   it('does not claim while unregistered or at its limit, and ignores events from before a latest start', () => {

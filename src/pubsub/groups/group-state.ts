@@ -19,7 +19,7 @@ export interface GroupClaim extends ClaimValue {
 
 export type MemberState = 'active' | 'leaving';
 
-export type ClaimReason = 'new' | 'retry' | 'member-lost' | 'orphan' | 'ack-deadline';
+export type ClaimReason = 'new' | 'retry' | 'member-lost' | 'orphan' | 'in-flight-timeout';
 
 export type Decision =
   /** Nothing to do for this event (gone, done, held by a live member, before our start). */
@@ -38,8 +38,6 @@ export interface DecideContext {
   canClaim: boolean;
   claimTimeoutMs: number;
   redeliveryDelayMs: number;
-  /** 0: off. */
-  ackDeadlineMs: number;
 }
 
 /**
@@ -47,10 +45,12 @@ export interface DecideContext {
  * the topic, and the pure rule for who takes what:
  *
  * - an event is claimable when it has no claim, when its claim was nacked (after the redelivery delay), when its
- *   holder's member key is gone (dead consumer), when it is held by this member but not being handled here (left
- *   over from a lost session), or, with an ack deadline, when its holder kept it too long;
+ *   holder gave it up after its in-flight timeout (at once), when its holder's member key is gone (dead consumer), or
+ *   when it is held by this member but not being handled here (left over from a lost session);
  * - the preferred member (rendezvous hashing over the active members) claims at once; the others wait
- *   `claimTimeoutMs` and claim only if nobody has by then (the preferred one may be alive to etcd but stuck).
+ *   `claimTimeoutMs` and claim only if nobody has by then (the preferred one may be alive to etcd but stuck). An
+ *   event its holder gave up after the in-flight timeout prefers the other members: its holder takes it back only
+ *   when it is the only active member (or, as any non-preferred member, after `claimTimeoutMs`).
  */
 export class GroupState {
   readonly events = new Map<string, GroupEvent>();
@@ -102,7 +102,7 @@ export class GroupState {
           this.members.delete(entry.member);
           this.departed.set(entry.member, now);
         } else {
-          this.members.set(entry.member, decodeMemberState(kv.value));
+          this.members.set(entry.member, decodeMember(kv.value).state);
           this.departed.delete(entry.member);
         }
         return 'all';
@@ -135,8 +135,12 @@ export class GroupState {
     if (!claimable) return { kind: 'ignore' };
     if (!context.canClaim) return { kind: 'blocked' };
     if (context.now < claimable.since) return { kind: 'wait', until: claimable.since };
-    const candidates = this.activeMembers().filter((m) => m !== claimable.exclude);
-    const preferred = preferredMember(candidates.includes(this.me) ? candidates : [...candidates, this.me], id);
+    const active = this.activeMembers();
+    const others = active.filter((m) => m !== claimable.exclude);
+    const pool = others.length > 0 ? others : active;
+    // This member counts even before its own registration shows in `members`, unless it is the one to avoid.
+    const mayPrefer = !pool.includes(this.me) && (this.me !== claimable.exclude || others.length === 0);
+    const preferred = preferredMember(mayPrefer ? [...pool, this.me] : pool, id);
     const claim = { kind: 'claim' as const, reason: claimable.reason, attempt: claimable.attempt, claimRevision: claimable.claimRevision };
     if (preferred === this.me) return claim;
     const fallbackAt = claimable.since + context.claimTimeoutMs;
@@ -160,24 +164,28 @@ export class GroupState {
       case 'done':
         return undefined;
       case 'retry':
+        // Given up by its holder after the in-flight timeout: that wait is over, so at once, and preferably elsewhere.
+        if (claim.expired) return { ...next, since: claim.seenAt, reason: 'in-flight-timeout', exclude: claim.m };
         return { ...next, since: claim.seenAt + context.redeliveryDelayMs * claim.a, reason: 'retry' };
       case 'held':
         if (claim.m === this.me) return context.busy.has(id) ? undefined : { ...next, since: claim.seenAt, reason: 'orphan' };
         if (!this.members.has(claim.m)) return { ...next, since: Math.max(claim.seenAt, this.departed.get(claim.m) ?? 0), reason: 'member-lost' };
-        if (context.ackDeadlineMs > 0) return { ...next, since: claim.seenAt + context.ackDeadlineMs, reason: 'ack-deadline', exclude: claim.m };
-        return undefined;
+        return undefined; // a live member's: its own in-flight timeout gives it up (group-consumer.ts)
     }
   }
 }
 
-export function encodeMemberState(state: MemberState): Buffer {
-  return Buffer.from(JSON.stringify({ state }), 'utf8');
+/** A member key's value: its state, and the group's floor (group-checkpoint.ts) when above 0. */
+export function encodeMemberState(state: MemberState, floor = '0'): Buffer {
+  return Buffer.from(JSON.stringify(floor === '0' ? { state } : { state, floor }), 'utf8');
 }
 
-function decodeMemberState(value: Buffer): MemberState {
+export function decodeMember(value: Buffer): { state: MemberState; floor?: string } {
   try {
-    return (JSON.parse(value.toString('utf8')) as { state?: unknown }).state === 'leaving' ? 'leaving' : 'active';
+    const v = JSON.parse(value.toString('utf8')) as { state?: unknown; floor?: unknown };
+    const state = v.state === 'leaving' ? 'leaving' : 'active';
+    return typeof v.floor === 'string' && /^[0-9]+$/.test(v.floor) ? { state, floor: v.floor } : { state };
   } catch {
-    return 'active';
+    return { state: 'active' };
   }
 }

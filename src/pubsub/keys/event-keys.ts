@@ -37,8 +37,18 @@ export class EventKeys {
     return Buffer.from(`${this.topicText(topic)}c/`, 'utf8');
   }
 
+  /** Every claim of one group on a topic. */
+  groupClaims(topic: string, group: string): Buffer {
+    return this.claim(topic, group, '');
+  }
+
   claim(topic: string, group: string, id: string): Buffer {
     return Buffer.from(`${this.topicText(topic)}c/${encodeName('group', group)}/${id}`, 'utf8');
+  }
+
+  /** Every member key of one group on a topic. */
+  groupMembers(topic: string, group: string): Buffer {
+    return this.member(topic, group, '');
   }
 
   member(topic: string, group: string, member: string): Buffer {

@@ -4,7 +4,7 @@ import { LocalDelivery } from '../deliver/local-delivery.js';
 import { LocalBus } from './local-bus.js';
 
 const noop = () => {};
-const bus = () => new LocalBus(new LocalDelivery({ maxDeliveryAttempts: 3, redeliveryDelayMs: 1, logger: {}, onDelivered: noop, onRedelivered: noop, onDropped: noop }));
+const bus = () => new LocalBus(new LocalDelivery({ maxDeliveryAttempts: 3, redeliveryDelayMs: 1, inFlightTimeoutMs: 0, logger: {}, onDelivered: noop, onRedelivered: noop, onDropped: noop }));
 const event = (data: unknown): Event => ({ type: 't', id: 'i', runId: 'r', data, createdAt: new Date(), deliveryAttempt: 1 });
 
 describe('local bus (localOnly)', () => {

@@ -6,6 +6,7 @@ import { LeaseAbortedError } from '../../errors/aborted.js';
 import { EtcdUnavailableError } from '../../errors/unavailable.js';
 import type { LeasePool } from '../../leases/lease-pool.js';
 import type { PubSubInstruments } from '../../metrics/instruments.js';
+import { errorType } from '../../metrics/error-type.js';
 import type { CallScope } from '../../transport/call-scope.js';
 import type { EventKeys } from '../keys/event-keys.js';
 import { clearTopicTxn, decodePublishBatch, publishBatchTxn } from './batch-txn.js';
@@ -83,7 +84,7 @@ export class Publisher {
     return item.done.then(
       () => this.deps.instruments.publishDuration.record((performance.now() - startedAt) / 1000, { result: 'ok' }),
       (error: unknown) => {
-        this.deps.instruments.publishDuration.record((performance.now() - startedAt) / 1000, { result: 'error' });
+        this.deps.instruments.publishDuration.record((performance.now() - startedAt) / 1000, { result: 'error', 'error.type': errorType(error) });
         throw error;
       },
     );

@@ -4,6 +4,8 @@ import { pagedRange } from '../../reads/paged-range.js';
 import type { RangeCall } from '../../reads/range-call.js';
 import type { CallRunner } from '../../transport/call-runner.js';
 import type { CallScope } from '../../transport/call-scope.js';
+import { receiveLimitOf } from '../../transport/receive-limit.js';
+import { MAX_EVENT_BYTES_LIMIT } from '../resolve-options.js';
 
 export interface PrefixSnapshot {
   /** Every key under the prefix at the revision, ordered by (mod revision, key): the order watchers saw them in. */
@@ -15,7 +17,7 @@ export interface PrefixSnapshot {
 
 /**
  * Reads everything under `prefix` as it was at `revision` (linearizable, in pages bounded by keys and bytes, so a
- * topic of large events never asks for a response over gRPC's limit) and orders it the way a watch delivers it: by
+ * topic of large events never asks for a response over the client's gRPC receive limit) and orders it the way a watch delivers it: by
  * mod revision, ties (events of one batch) by key. Above `maxBytes`, the oldest entries are left out. A compacted
  * `revision` rejects with `EtcdCompactedError`; the caller starts over from a newer one. Without a `revision`, the
  * first page's revision holds for every page (one consistent snapshot). Every request runs inside `scope`.
@@ -30,7 +32,10 @@ export async function readPrefix(
 ): Promise<PrefixSnapshot> {
   const call: RangeCall = (request) => runner.attempts(scope, ({ deadline }) => client.kv.range(request, { deadline }));
   const kvs: KeyValue[] = [];
-  for await (const page of pagedRange(call, { prefix, revision })) kvs.push(...(page.kvs as unknown as KeyValue[]));
+  // Every event is at most MAX_EVENT_BYTES_LIMIT whoever wrote it (claims and member keys are small), so no page
+  // can come back over the client's receive limit and fail the read (page-limit.ts).
+  const sized = { maxEntryBytes: MAX_EVENT_BYTES_LIMIT, receiveLimitBytes: receiveLimitOf(client) };
+  for await (const page of pagedRange(call, { prefix, revision, ...sized })) kvs.push(...(page.kvs as unknown as KeyValue[]));
   kvs.sort(byRevisionThenKey);
   let bytes = kvs.reduce((n, kv) => n + kv.key.length + kv.value.length, 0);
   let skipped = 0;

@@ -1,9 +1,12 @@
 import type { EventEmitter } from 'node:events';
-import type { Etcd3, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
+import { castGrpcError, type Etcd3, type IEvent, type IWatchRequest, type IWatchResponse } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
+import { EtcdSizeLimitError } from '../../errors/size-limit.js';
 import type { WatchResumeReason } from '../../metrics/instruments.js';
+import { isMessageSizeError, messageSizes } from '../../transport/message-size.js';
 import { prefixEnd } from '../keys/event-keys.js';
 import { untilStopped, type StopSignal } from '../../transport/stop-signal.js';
+import { FragmentJoiner } from './fragment-joiner.js';
 
 /** What one watch covers: every key starting with `prefix`. */
 export interface WatchSpec {
@@ -16,8 +19,9 @@ export interface WatchHandler {
   /** Events of one or more whole revisions, in revision order (a revision is never split across calls). */
   onEvents(events: IEvent[]): void;
   /**
-   * etcd ended the watch: its resume revision was compacted away (`compactRevision` set), or it was canceled for
-   * another reason. The watch is gone; the owner recovers by watching again from now and re-reading.
+   * The watch is gone: etcd canceled it because its resume revision was compacted away (`compactRevision` set) or
+   * for another reason, or the stream gave it up because what it had to catch up on came back over this client's
+   * gRPC receive limit (see `WatchStream`). The owner recovers by watching again from now and re-reading.
    */
   onCanceled(compactRevision: string | undefined, reason: string): void;
 }
@@ -44,13 +48,30 @@ export type GrpcDuplex<Req> = EventEmitter & { write(request: Req): boolean; end
 type Stream = GrpcDuplex<IWatchRequest>;
 
 
-export interface WatchStreamOptions {
+export interface WatchStreamOptions extends Partial<WatchStreamTuning> {
   /** A linearizable read of the cluster revision; also renews an expired auth token (etcd3 does so only on unary calls). */
   readRevision: () => Promise<string>;
   /** Stalled-stream check interval (ms). */
   checkMs: number;
   logger: LeaseLogger;
   onResume: (reason: WatchResumeReason) => void;
+  /** A response came back over the client's receive limit (see `WatchStream`); the stream already acted on it. */
+  onOversize: (error: EtcdSizeLimitError) => void;
+}
+
+/**
+ * The two defences against responses over gRPC's receive limit, each on by default. A seam for the test suite
+ * (test/pubsub/large-events.test.ts turns them off to show what each prevents), not an option.
+ */
+export interface WatchStreamTuning {
+  /** Ask etcd (≥ 3.4) to split responses above its `--max-request-bytes` into fragments. @default true */
+  fragment: boolean;
+  /**
+   * When a response still comes back over the client's receive limit, give the resumed watches back to their owners
+   * (`onCanceled`), which re-read in byte-bounded pages and watch from now. Off, the stream is reopened and the same
+   * watches resumed from the same revisions — which asks for the same response again, forever. @default true
+   */
+  resyncOversize: boolean;
 }
 
 const BACKOFF_FIRST_MS = 10;
@@ -70,6 +91,14 @@ const STALLED_CHECKS = 2;
  * - A member cut from the quorum keeps streams open and silent, so every `checkMs` the stream is asked for its
  *   progress and compared with a linearizable read: a member that stays behind (or silent) for two checks has its
  *   stream replaced.
+ * - Frame limits. A watch resumed from a past revision is answered with up to 1000 revisions in one response
+ *   (etcd's catch-up batch): a few hundred KiB events missed for a second exceed gRPC's default 4 MiB receive limit.
+ *   Every watch asks etcd to split such responses (`fragment`; each fragment stays under the member's
+ *   `--max-request-bytes`), and `FragmentJoiner` puts them back together by whole revisions. The package's own client
+ *   also accepts what etcd can send (POLICY.maxReceiveMessageBytes). Should a response still exceed the receive
+ *   limit (a client passed in with a lower one, a member that does not fragment), resuming would ask for it again
+ *   forever: the watches that were resuming are handed back to their owners instead, which re-read what they missed
+ *   in byte-bounded pages and watch from now — reported as an `EtcdSizeLimitError` through `onOversize`.
  */
 export class WatchStream {
   private readonly watches = new Map<number, WatchState>();
@@ -82,11 +111,15 @@ export class WatchStream {
   private checkTimer: NodeJS.Timeout | undefined;
   private check: { revision: bigint; answered: boolean } | undefined;
   private failedChecks = 0;
+  private readonly fragments = new FragmentJoiner<IEvent>();
+  private readonly tuning: WatchStreamTuning;
 
   constructor(
     private readonly client: Etcd3,
     private readonly options: WatchStreamOptions,
-  ) {}
+  ) {
+    this.tuning = { fragment: options.fragment ?? true, resyncOversize: options.resyncOversize ?? true };
+  }
 
   /**
    * Creates a watch "from now" and resolves with it once etcd confirmed it (its boundary revision). Events that come
@@ -114,6 +147,7 @@ export class WatchStream {
   /** Stops a watch; nothing more reaches its handler. */
   cancel(id: number): void {
     if (!this.watches.delete(id)) return;
+    this.fragments.drop(id);
     this.stream?.write({ cancel_request: { watch_id: id } });
     if (this.watches.size === 0) this.stopChecks();
   }
@@ -174,12 +208,33 @@ export class WatchStream {
   private lost(stream: Stream, error: unknown): void {
     if (stream !== this.stream) return;
     this.stream = undefined;
+    this.fragments.clear();
+    const tooLarge = oversize(error);
+    if (tooLarge) return this.overflowed(tooLarge, error);
+    this.reconnect('reconnect', error);
+  }
+
+  /**
+   * A response was over this client's receive limit, so gRPC ended the stream, and resuming the watches from their
+   * revisions would be answered the same way. Every watch etcd had confirmed is handed back to its owner, which
+   * re-reads what it missed in pages and watches again from now. Watches still waiting for `created` ask for nothing
+   * old; they go on with a new stream.
+   */
+  private overflowed(tooLarge: EtcdSizeLimitError, error: unknown): void {
+    this.options.onResume('oversize');
+    this.options.onOversize(tooLarge);
+    if (!this.tuning.resyncOversize) return this.reconnect('reconnect', error);
+    const resuming = [...this.watches.values()].filter((state) => state.next !== undefined);
+    for (const state of resuming) this.watches.delete(state.id);
+    for (const state of resuming) this.safely(() => state.handler.onCanceled(undefined, tooLarge.message));
+    if (this.watches.size === 0) this.stopChecks();
     this.reconnect('reconnect', error);
   }
 
   private drop(): void {
     const stream = this.stream;
     this.stream = undefined;
+    this.fragments.clear();
     if (stream) leaveStream(stream);
   }
 
@@ -189,6 +244,7 @@ export class WatchStream {
         key: state.spec.prefix,
         range_end: prefixEnd(state.spec.prefix),
         watch_id: state.id,
+        fragment: this.tuning.fragment,
         ...(state.spec.deletes ? {} : { filters: ['Nodelete'] }),
         ...(state.next === undefined ? {} : { start_revision: state.next.toString() }),
       },
@@ -210,11 +266,13 @@ export class WatchStream {
     }
     if (res.canceled) {
       this.watches.delete(id);
+      this.fragments.drop(id);
       const compacted = res.compact_revision !== undefined && res.compact_revision !== '0' ? res.compact_revision : undefined;
       this.safely(() => state.handler.onCanceled(compacted, res.cancel_reason ?? ''));
       return;
     }
-    const events = (res.events ?? []).filter((e) => state.next === undefined || BigInt(e.kv.mod_revision) >= state.next);
+    const whole = this.fragments.join(id, res.events ?? [], res.fragment === true);
+    const events = whole.filter((e) => state.next === undefined || BigInt(e.kv.mod_revision) >= state.next);
     if (events.length === 0) return;
     state.next = BigInt(events.at(-1)!.kv.mod_revision) + 1n;
     this.safely(() => state.handler.onEvents(events));
@@ -287,6 +345,15 @@ export function leaveStream(stream: GrpcDuplex<unknown>): void {
   stream.on('error', () => {});
   stream.end();
   stream.cancel();
+}
+
+/** A stream error that is gRPC refusing a response over the receive limit, as the typed error; else undefined. */
+function oversize(error: unknown): EtcdSizeLimitError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const typed = castGrpcError(error);
+  if (!isMessageSizeError(typed)) return undefined;
+  const sizes = messageSizes(typed);
+  return new EtcdSizeLimitError('watch', 'grpc-message', sizes?.sizeBytes, sizes?.limitBytes, error);
 }
 
 /** The stop reason as an Error (a scope's reason is one; a bare abort() leaves a DOMException, also one). */
