@@ -28,6 +28,11 @@ const MEASURE_WARM_UP_MS = 6000;
 const MEASURE_MS = 4000;
 const HOLD_MS = 30_000;
 const OVERLOAD = 1.5;
+/**
+ * A closed-loop caller pauses this long after a failed call: a shed call fails at once, and a loop that resent it at
+ * once would spin, taking the CPU the provider and the members need (the errors say: retry on your own schedule).
+ */
+const RETRY_PAUSE_MS = 50;
 
 let leader: number;
 beforeAll(async () => {
@@ -62,6 +67,7 @@ async function acquireAll(p: EtcdLeaseProvider, keys: number, prefix: string, tt
           sentAt[i] = performance.now();
           const r = await p.acquireLease(`${prefix}${i}`, 'A', ttlMs).catch(() => undefined);
           if (r?.acquired) break;
+          await sleep(RETRY_PAUSE_MS);
         }
         onTaken(i, sentAt[i]!);
       }
@@ -80,6 +86,7 @@ async function measureCapacity(p: EtcdLeaseProvider): Promise<number> {
     while (running) {
       const ok = await p.renewLease(`cap-${i}`, 'A', CAPACITY_TTL_MS).catch(() => false);
       if (ok && counting) committed++;
+      if (!ok) await sleep(RETRY_PAUSE_MS);
     }
   });
   await sleep(MEASURE_WARM_UP_MS); // lets the in-flight limit settle
