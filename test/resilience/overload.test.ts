@@ -10,8 +10,8 @@ import { useEtcdCluster } from '../support/etcd-fixture.js';
 // work waiting than it can send; the hold that follows renews 1.5× as many keys per second as that, each on a timer of
 // its own every ttl/3 that does not wait for the previous renewal (Mastra's cadence).
 //
-// Before the provider ordered, bounded and shed its queue, every renewal waited its turn behind all the others: at
-// 1.5× no key stayed held (their renewals all came too late), and calls piled up behind each key.
+// Sent in arrival order from an unbounded queue, every renewal waits its turn behind all the others: at 1.5× no key
+// stays held (their renewals all come too late), and calls pile up behind each key.
 const etcd = useEtcdCluster();
 const PEER_LATENCY_MS = 100;
 const BATCH = 4;
