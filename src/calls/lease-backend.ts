@@ -2,10 +2,10 @@ import { TaskCancelledError } from 'cockatiel';
 import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
 import type { LeaseClock } from '../clock/lease-clock.js';
 import type { GroupCommitter, SubmitOptions } from '../commit/group-committer.js';
-import { SupersededInLane, type KeyLanes } from '../commit/key-lanes.js';
-import { EtcdNoSpaceError } from '../errors/no-space.js';
-import { EtcdOverloadedError } from '../errors/overloaded.js';
+import type { KeyLanes, TakeOver } from '../commit/key-lanes.js';
+import { Superseded } from '../commit/superseded.js';
 import { unstacked } from '../commit/unstacked.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
 import type { PooledLease } from '../leases/lease-choice.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TimeToLiveAnswer } from '../leases/lease-ttl.js';
@@ -65,11 +65,13 @@ export class LeaseBackend {
    * fails for good or runs out of budget. The lane is held for the whole call, retries included.
    *
    * `renewOf`: the call is a renewal of the key by that stored value. A renewal of the key by the same value that
-   * still waits — for its turn, or in the committer's queue — is then superseded by this one and fails with
-   * EtcdOverloadedError without being sent: this one reaches further at the same cost. Only while this one can still
-   * take over, though: made one attempt timeout or less before the window of the key's last write ends, its own window
-   * would begin after that end and leave the holder a gap that the earlier renewal, once sent, closes. (Renewals on a
-   * timer, as Mastra sends them, only overlap when etcd answers slower than the timer ticks.)
+   * still waits — for its turn, or in the committer's queue — is then superseded by this one: it is not sent, and
+   * settles like this one (within its own deadline), since this one reaches further at the same cost. That answer is
+   * true for the earlier call too: this one is made while the window of the key's last write still runs, and its own
+   * window reaches further, so the two windows cover the earlier call's. Only while this one can take over, though:
+   * made one attempt timeout or less before that window ends, its own would begin after the end and leave the holder a
+   * gap that the earlier renewal, once sent, closes. (Renewals on a timer, as Mastra sends them, only overlap when etcd
+   * answers slower than the timer ticks.)
    */
   write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewOf?: Buffer): Promise<T> {
     const { runner, lanes, committer } = this.parts;
@@ -82,10 +84,13 @@ export class LeaseBackend {
     // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
     const leave = lanes.tryEnter(keyId);
     if (leave === undefined) {
-      const tag = renewOf !== undefined && this.canTakeOver(keyId, renewOf) ? renewOf.toString('latin1') : undefined;
-      const replaces = tag !== undefined && committer.supersede(keyId, tag);
+      const outcome = renewOf !== undefined && this.canTakeOver(keyId, renewOf) ? new Outcome<T>() : undefined;
+      const takeOver = outcome === undefined ? undefined : { tag: renewOf!.toString('latin1'), outcome: outcome.promise };
+      const replaces = takeOver !== undefined && committer.supersede(keyId, takeOver.tag, takeOver.outcome);
       if (!replaces && committer.shedsAt(this.dueAt(keyId, renewOf, now))) return Promise.reject(committer.shedError(operation));
-      return this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, tag);
+      const result = this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, takeOver);
+      outcome?.settleLike(result);
+      return result;
     }
     // Past capacity, a call the committer would shed as it came is shed before it costs a scope, a lease or a Txn:
     // what the process spends on calls it cannot serve it takes from those it can.
@@ -95,10 +100,17 @@ export class LeaseBackend {
     }
     const scope = runner.open(operation, budget);
     // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
-    return runner.attempts(scope, attempt, true).finally(() => {
-      leave();
-      scope.dispose();
-    });
+    return runner.attempts(scope, attempt, true).then(
+      (value) => {
+        leave();
+        scope.dispose();
+        return value;
+      },
+      (error: unknown) => {
+        leave(); // first: a call that superseded this one waits for the key's turn
+        return follow<T>(scope, error).finally(() => scope.dispose());
+      },
+    );
   }
 
   /**
@@ -113,20 +125,24 @@ export class LeaseBackend {
   }
 
   /** `write` when an earlier call on the key still runs: wait for its turn first. */
-  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>, tag: string | undefined): Promise<T> {
+  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>, takeOver: TakeOver | undefined): Promise<T> {
     try {
       let leave: () => void;
       try {
-        leave = await this.parts.lanes.enter(keyId, scope.signal, tag);
+        leave = await this.parts.lanes.enter(keyId, scope.signal, takeOver);
       } catch (error) {
-        if (error instanceof SupersededInLane) throw this.superseded(scope.operation);
+        if (error instanceof Superseded) return await follow<T>(scope, error);
         throw scope.giveUpError();
       }
+      let result: T;
       try {
-        return await this.parts.runner.attempts(scope, attempt, true);
-      } finally {
-        leave();
+        result = await this.parts.runner.attempts(scope, attempt, true);
+      } catch (error) {
+        leave(); // first: a call that superseded this one waits for the key's turn
+        return await follow<T>(scope, error);
       }
+      leave();
+      return result;
     } finally {
       scope.dispose();
     }
@@ -137,11 +153,6 @@ export class LeaseBackend {
   private canTakeOver(keyId: string, value: Buffer): boolean {
     const believedUntil = this.parts.tenures.believedUntil(keyId, value);
     return believedUntil !== undefined && this.parts.clock.now() < believedUntil - this.parts.runner.timeouts.baseMs;
-  }
-
-  private superseded(operation: string): EtcdOverloadedError {
-    const { queued } = this.parts.committer.load;
-    return unstacked(() => new EtcdOverloadedError(operation, 'superseded', queued, 0));
   }
 
   /**
@@ -227,4 +238,28 @@ export class LeaseBackend {
 /** The name of the call `attempt` belongs to: CallRunner hands each attempt its call's scope as the signal. */
 function operationOf(attempt: AttemptContext): string {
   return attempt.signal instanceof CallScope ? attempt.signal.operation : 'commit';
+}
+
+/** A superseded call settles like the call that took its place, within its own deadline; any other error stands. */
+function follow<T>(scope: CallScope, error: unknown): Promise<T> {
+  return error instanceof Superseded ? scope.race(error.by as Promise<T>) : Promise.reject(error);
+}
+
+/** The result of a call that may take other calls' places, made before the call itself (they are superseded as it starts). */
+class Outcome<T> {
+  readonly promise: Promise<T>;
+  private resolve!: (value: T) => void;
+  private reject!: (error: unknown) => void;
+
+  constructor() {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.promise.catch(() => {}); // followed by the calls it superseded, if any; none may leave it unhandled
+  }
+
+  settleLike(result: Promise<T>): void {
+    result.then(this.resolve, this.reject);
+  }
 }

@@ -2,7 +2,7 @@ import { GRPCInvalidArgumentError } from 'etcd3';
 import { TaskCancelledError } from 'cockatiel';
 import { ProviderClosedError } from '../errors/closed.js';
 import { EtcdNoSpaceError } from '../errors/no-space.js';
-import { EtcdOverloadedError, type OverloadReason } from '../errors/overloaded.js';
+import { EtcdOverloadedError } from '../errors/overloaded.js';
 import { nested, type TxnOutcome, type TxnRequest, type TxnResponse } from '../operations/etcd-txn.js';
 import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
 import { POLICY } from '../transport/policy.js';
@@ -12,6 +12,7 @@ import { addTo, ETCD_MAX_TXN_OPS, fits, nestingCost, requestBytes, type BatchFil
 import { InFlightLimit } from './in-flight-limit.js';
 import { ServiceRate } from './service-rate.js';
 import { countedByQuota, quotaCounted, SpaceAlarm, writesKeys } from './space-alarm.js';
+import { Superseded } from './superseded.js';
 import { unstacked } from './unstacked.js';
 import { UrgencyQueue, type Ranked } from './urgency-queue.js';
 
@@ -291,18 +292,20 @@ export class GroupCommitter {
   /** The error a call shed before it reached the queue rejects with (see shedsAt). */
   shedError(operation: string): EtcdOverloadedError {
     this.noticeShed();
-    return unstacked(() => new EtcdOverloadedError(operation, 'shed', this.ready.size, this.backlogMs()));
+    return unstacked(() => new EtcdOverloadedError(operation, this.ready.size, this.backlogMs()));
   }
 
   /**
-   * A later renewal of `keyId` by `renewOf` has come: a renewal by the same value that still waits to be sent is
-   * rejected as superseded (the later one renews further, at the same cost). Returns whether one was.
+   * A later renewal of `keyId` by `renewOf` has come: a renewal by the same value that still waits to be sent is not
+   * sent but rejects with `Superseded`, carrying `outcome` (the later call's result) for its call to settle like (the
+   * later one renews further, at the same cost). Returns whether one was.
    */
-  supersede(keyId: string, renewOf: string): boolean {
+  supersede(keyId: string, renewOf: string, outcome: Promise<unknown>): boolean {
     const active = this.turns.get(keyId)?.active;
     if (active === undefined || active.renewOf !== renewOf || (active.place !== 'queued' && active.place !== 'parked')) return false;
     this.takeOut(active);
-    this.overloaded(active, 'superseded');
+    active.fail(unstacked(() => new Superseded(outcome)));
+    this.endTurn(active);
     this.schedulePump();
     return true;
   }
@@ -361,18 +364,18 @@ export class GroupCommitter {
     while (this.ready.size >= limit) {
       const latest = this.ready.peekLatest();
       // Ties go against the newcomer: of equally urgent work, the newest is shed.
-      if (latest === undefined || !(s.urgentAt < latest.urgentAt)) return this.overloaded(s, 'shed');
+      if (latest === undefined || !(s.urgentAt < latest.urgentAt)) return this.shed(s);
       this.ready.remove(latest);
-      this.overloaded(latest, 'shed');
+      this.shed(latest);
     }
     this.ready.push(s);
   }
 
-  /** Rejects a submission that waited (or was about to) and lets the next operation on its key go. */
-  private overloaded(s: Submission, reason: OverloadReason): void {
-    s.fail(unstacked(() => new EtcdOverloadedError(s.operation, reason, this.ready.size, this.backlogMs())));
+  /** Rejects a submission that waited (or was about to) as shed, and lets the next operation on its key go. */
+  private shed(s: Submission): void {
+    s.fail(unstacked(() => new EtcdOverloadedError(s.operation, this.ready.size, this.backlogMs())));
     this.endTurn(s);
-    if (reason === 'shed') this.noticeShed();
+    this.noticeShed();
   }
 
   /** `s` is done (answered, failed, shed, withdrawn): the next operation on its key may go. */

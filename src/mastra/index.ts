@@ -33,6 +33,5 @@ export {
   type LeaseErrorCode,
   type LeaseLossReason,
   type SizeLimit,
-  type OverloadReason,
 } from '../index.js';
 export { PUBSUB_METRIC } from '../metrics/instruments.js';
