@@ -273,7 +273,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
 
   private renew(etcdKey: Buffer, value: Buffer, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<boolean> {
     const request = { etcdKey, value, ttlMs, sentAt };
-    return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt), value);
+    return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt), { value, ttlMs });
   }
 
   private release(etcdKey: Buffer, value: Buffer, budget: CallBudget, exactRevision?: string): Promise<void> {

@@ -33,6 +33,12 @@ export interface BackendParts {
   readonly renewCoalesceMs: number;
 }
 
+/** What a renewal call renews: the key's stored value, for how long. */
+export interface Renewal {
+  readonly value: Buffer;
+  readonly ttlMs: number;
+}
+
 /** The calls that put a key (and so are refused under etcd's NOSPACE alarm); a release only deletes. */
 const PUTTING = new Set(['acquireLease', 'renewLease', 'transferLease']);
 
@@ -64,16 +70,17 @@ export class LeaseBackend {
    * One call that writes `etcdKey`: it waits for earlier calls on the key, then runs `attempt` until it succeeds,
    * fails for good or runs out of budget. The lane is held for the whole call, retries included.
    *
-   * `renewOf`: the call is a renewal of the key by that stored value. A renewal of the key by the same value that
-   * still waits — for its turn, or in the committer's queue — is then superseded by this one: it is not sent, and
-   * settles like this one (within its own deadline), since this one reaches further at the same cost. That answer is
-   * true for the earlier call too: this one is made while the window of the key's last write still runs, and its own
-   * window reaches further, so the two windows cover the earlier call's. Only while this one can take over, though:
-   * made one attempt timeout or less before that window ends, its own would begin after the end and leave the holder a
-   * gap that the earlier renewal, once sent, closes. (Renewals on a timer, as Mastra sends them, only overlap when etcd
-   * answers slower than the timer ticks.)
+   * `renewal`: the call is a renewal of the key by that stored value for that TTL. A renewal of the key by the same
+   * value and TTL that still waits — for its turn, or in the committer's queue — is then superseded by this one: it is
+   * not sent, and settles like this one (within its own deadline), since this one reaches further at the same cost.
+   * That answer is true for the earlier call too: this one is made while the window of the key's last write still
+   * runs, and its own window (made later, for the same TTL) ends later, so the two cover the earlier call's. Only while
+   * this one can take over, though: made one attempt timeout or less before that window ends, its own would begin
+   * after the end and leave the holder a gap that the earlier renewal, once sent, closes; and not when this call
+   * carries its caller's signal, whose abort would fail the earlier call too. (Renewals on a timer, as Mastra sends
+   * them, only overlap when etcd answers slower than the timer ticks.)
    */
-  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewOf?: Buffer): Promise<T> {
+  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewal?: Renewal): Promise<T> {
     const { runner, lanes, committer } = this.parts;
     const now = performance.now();
     // etcd reported its NOSPACE alarm: fail before choosing a lease (a grant is a write too) or waiting for a turn.
@@ -84,17 +91,17 @@ export class LeaseBackend {
     // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
     const leave = lanes.tryEnter(keyId);
     if (leave === undefined) {
-      const outcome = renewOf !== undefined && this.canTakeOver(keyId, renewOf) ? new Outcome<T>() : undefined;
-      const takeOver = outcome === undefined ? undefined : { tag: renewOf!.toString('latin1'), outcome: outcome.promise };
+      const outcome = renewal !== undefined && budget.signals === undefined && this.canTakeOver(keyId, renewal.value) ? new Outcome<T>() : undefined;
+      const takeOver = outcome === undefined ? undefined : { tag: renewalTag(renewal!.value, renewal!.ttlMs), outcome: outcome.promise };
       const replaces = takeOver !== undefined && committer.supersede(keyId, takeOver.tag, takeOver.outcome);
-      if (!replaces && committer.shedsAt(this.dueAt(keyId, renewOf, now))) return Promise.reject(committer.shedError(operation));
+      if (!replaces && committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) return Promise.reject(committer.shedError(operation));
       const result = this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, takeOver);
       outcome?.settleLike(result);
       return result;
     }
     // Past capacity, a call the committer would shed as it came is shed before it costs a scope, a lease or a Txn:
     // what the process spends on calls it cannot serve it takes from those it can.
-    if (committer.shedsAt(this.dueAt(keyId, renewOf, now))) {
+    if (committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) {
       leave();
       return Promise.reject(committer.shedError(operation));
     }
@@ -199,7 +206,7 @@ export class LeaseBackend {
    *   under load the renewals closest to their lease's end are sent first, and each while the one before still
    *   holds — the renewal sent is the latest (supersede), and its own window starts before that end, so the holder's
    *   windows join without a gap; without a known end (a key written elsewhere) it is due now;
-   * - `renewOf` lets a later renewal by the same value supersede it while it waits.
+   * - `renewOf` lets a later renewal by the same value for the same TTL supersede it while it waits.
    */
   renewSchedule(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext, mayWait: boolean): SubmitOptions {
     const { clock, tenures } = this.parts;
@@ -210,7 +217,7 @@ export class LeaseBackend {
     const waits = mayWait && attempt.attempt === 0 && this.parts.renewCoalesceMs > 0;
     return {
       operation: 'renewLease',
-      renewOf: value.toString('latin1'),
+      renewOf: renewalTag(value, ttlMs),
       mayWaitMs: waits ? renewDelayMs({ now, ttlMs, windowMs: this.parts.renewCoalesceMs, protectedUntil, marginMs }) : 0,
       // The committer's clock is performance.now(); LeaseClock never runs slower, so this is never later than meant.
       urgentAt: believedUntil === undefined ? undefined : performance.now() + (believedUntil - marginMs - now),
@@ -238,6 +245,11 @@ export class LeaseBackend {
 /** The name of the call `attempt` belongs to: CallRunner hands each attempt its call's scope as the signal. */
 function operationOf(attempt: AttemptContext): string {
   return attempt.signal instanceof CallScope ? attempt.signal.operation : 'commit';
+}
+
+/** A renewal's identity for superseding: of two renewals of one key by one value for one TTL, the later reaches further. */
+function renewalTag(value: Buffer, ttlMs: number): string {
+  return `${ttlMs}/${value.toString('latin1')}`;
 }
 
 /** A superseded call settles like the call that took its place, within its own deadline; any other error stands. */
