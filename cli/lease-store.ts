@@ -11,8 +11,6 @@ import { clientOptions, type ConnectionSettings } from './connection.js';
 import { storedLease, type StoredLease } from './lease-row.js';
 import { LeaseTtls } from './lease-ttls.js';
 
-export type { LeaseRow, StoredLease } from './lease-row.js';
-
 /** The CLI talks to a cluster an operator points it at: a longer attempt floor than the library's, within --timeout. */
 const ATTEMPT_TIMEOUT_MS = 1000;
 

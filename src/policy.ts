@@ -48,8 +48,33 @@ export const POLICY = {
    * the probe times out, and the retry must not wait for that.
    */
   tlsProbe: { verdictReuseMs: 3000, waitMs: 250 },
-  /** Group commit: sub-transactions per etcd Txn, Txns in flight, bytes per Txn (etcd accepts 1.5 MiB). */
-  batch: { maxBatchSize: 64, maxInFlight: 4, maxBatchBytes: 1024 * 1024 },
+  /**
+   * Group commit: sub-transactions per etcd Txn (as many as etcd's default --max-txn-ops of 128 admits: 121 acquires,
+   * commit/batch-plan.ts; a batch is only that large when that much work waits), bytes per Txn (etcd accepts 1.5 MiB).
+   */
+  batch: { maxBatchSize: 128, maxBatchBytes: 1024 * 1024 },
+  /**
+   * Group commit under load (commit/group-committer.ts). Transactions in flight adapt to the commit latency between
+   * `min` (the fixed four of earlier versions, so never less than they committed) and `max`: the limit grows while
+   * commits take at most `tolerance` × the fastest of the last one or two `floorWindowMs` windows — far followers or
+   * slow disks, where more in flight buys throughput — and shrinks past that, when extra transactions would only
+   * queue inside etcd, out of reach of ordering and shedding. What waits is bounded by what the committer serves in
+   * `queueHorizonMs` at its recent pace — a second: well inside a call's 5 s deadline, and short enough that a
+   * renewal at Mastra's cadence is not queued for longer than its TTL can spare (a 3 s TTL renews every second) —
+   * and by `maxQueued` whatever the pace (memory: each waiting operation holds its request); past the bound the least
+   * urgent operation is shed with ELEASE_OVERLOADED.
+   */
+  commit: {
+    inFlight: { min: 4, max: 32, tolerance: 2, floorWindowMs: 10_000 },
+    queueHorizonMs: 1000,
+    maxQueued: 20_000,
+  },
+  /**
+   * Least time between two writes that test whether etcd's NOSPACE alarm was cleared (commit/space-alarm.ts): a busy
+   * provider resumes within this long of the disarm, and a full cluster gets at most ten refused writes a second from
+   * it (refused before Raft while the database is over quota).
+   */
+  spaceAlarm: { probeGapMs: 100 },
   /**
    * Longest a renew waits in the group committer for other operations to share its transaction (also never more
    * than a twentieth of its TTL, nor past one attempt timeout before the lease it protects could end:

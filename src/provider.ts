@@ -271,7 +271,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
 
   private renew(etcdKey: Buffer, value: Buffer, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<boolean> {
     const request = { etcdKey, value, ttlMs, sentAt };
-    return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt));
+    return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt), { value, ttlMs });
   }
 
   private release(etcdKey: Buffer, value: Buffer, budget: CallBudget, exactRevision?: string): Promise<void> {
@@ -335,7 +335,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
       });
     }
     return this.runner.attempts(scope, async (attempt) =>
-      decodeRead(await this.committer.submit(etcdKey, readTxn(etcdKey), attempt.timeoutMs, attempt.signal)),
+      decodeRead(await this.committer.submit(etcdKey, readTxn(etcdKey), attempt.timeoutMs, attempt.signal, { operation: scope.operation })),
     );
   }
 

@@ -1,7 +1,10 @@
 import type { Etcd3 } from 'etcd3';
 import type { LeaseClock } from '../clock/lease-clock.js';
-import type { GroupCommitter } from '../commit/group-committer.js';
-import type { KeyLanes } from '../commit/key-lanes.js';
+import type { GroupCommitter, SubmitOptions } from '../commit/group-committer.js';
+import type { KeyLanes, TakeOver } from '../commit/key-lanes.js';
+import { Superseded } from '../commit/superseded.js';
+import { unstacked } from '../commit/unstacked.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
 import type { PooledLease } from '../leases/lease-choice.js';
 import { LeasedWrites } from '../leases/leased-writes.js';
 import type { LeasePool } from '../leases/lease-pool.js';
@@ -11,7 +14,7 @@ import type { OwnLeaseIds } from '../operations/refresh-own.js';
 import { renewDelayMs } from '../commit/renew-delay.js';
 import type { TenureTable } from '../tenure/tenure-table.js';
 import type { AttemptContext, CallBudget, CallRunner } from '../transport/call-runner.js';
-import type { CallScope } from '../transport/call-scope.js';
+import { CallScope } from '../transport/call-scope.js';
 import { untilStopped } from '../transport/stop-signal.js';
 import type { OperationSet } from './operation-set.js';
 
@@ -29,6 +32,15 @@ export interface BackendParts {
   /** How long a renew may wait in the committer to share a transaction (commit/renew-delay.ts); 0: never. */
   readonly renewCoalesceMs: number;
 }
+
+/** What a renewal call renews: the key's stored value, for how long. */
+export interface Renewal {
+  readonly value: Buffer;
+  readonly ttlMs: number;
+}
+
+/** The calls that put a key (and so are refused under etcd's NOSPACE alarm); a release only deletes. */
+const PUTTING = new Set(['acquireLease', 'renewLease', 'transferLease']);
 
 /**
  * The provider's write path, shared by every call: per-key order (KeyLanes), one scope with the call's deadline,
@@ -61,72 +73,146 @@ export class LeaseBackend {
   /**
    * One call that writes `etcdKey`: it waits for earlier calls on the key, then runs `attempt` until it succeeds,
    * fails for good or runs out of budget. The lane is held for the whole call, retries included.
+   *
+   * `renewal`: the call is a renewal of the key by that stored value for that TTL. A renewal of the key by the same
+   * value and TTL that still waits — for its turn, or in the committer's queue — is then superseded by this one: it is
+   * not sent, and settles like this one (within its own deadline), since this one reaches further at the same cost.
+   * That answer is true for the earlier call too: this one is made while the window of the key's last write still
+   * runs, and its own window (made later, for the same TTL) ends later, so the two cover the earlier call's. Only while
+   * this one can take over, though: made one attempt timeout or less before that window ends, its own would begin
+   * after the end and leave the holder a gap that the earlier renewal, once sent, closes; and not when this call
+   * carries its caller's signal, whose abort would fail the earlier call too. (Renewals on a timer, as Mastra sends
+   * them, only overlap when etcd answers slower than the timer ticks.)
    */
-  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
-    const { runner, lanes } = this.parts;
-    const scope = runner.open(operation, budget);
+  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewal?: Renewal): Promise<T> {
+    const { runner, lanes, committer } = this.parts;
+    const now = performance.now();
+    // etcd reported its NOSPACE alarm: fail before choosing a lease (a grant is a write too) or waiting for a turn.
+    if (PUTTING.has(operation) && committer.spaceAlarm.refusing(now)) return Promise.reject(unstacked(() => new EtcdNoSpaceError(operation)));
     const keyId = etcdKey.toString('latin1');
     // A renew of this key parked in the committer would hold this call up for its whole wait: send it now.
-    if (operation !== 'renewLease') this.parts.committer.expedite(keyId);
+    if (operation !== 'renewLease') committer.expedite(keyId);
     // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
     const leave = lanes.tryEnter(keyId);
-    if (leave === undefined) return this.writeAfterTurn(scope, keyId, attempt);
-    // Every wait of an attempt ends with its signal (the committer's submit, a grant's, the TTL read's): no race needed.
-    return runner.attempts(scope, attempt, true).finally(() => {
+    if (leave === undefined) {
+      const outcome = renewal !== undefined && budget.signals === undefined && this.canTakeOver(keyId, renewal.value) ? new Outcome<T>() : undefined;
+      const takeOver = outcome === undefined ? undefined : { tag: renewalTag(renewal!.value, renewal!.ttlMs), outcome: outcome.promise };
+      const replaces = takeOver !== undefined && committer.supersede(keyId, takeOver.tag, takeOver.outcome);
+      if (!replaces && committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) return Promise.reject(committer.shedError(operation));
+      const result = this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, takeOver);
+      outcome?.settleLike(result);
+      return result;
+    }
+    // Past capacity, a call the committer would shed as it came is shed before it costs a scope, a lease or a Txn:
+    // what the process spends on calls it cannot serve it takes from those it can.
+    if (committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) {
       leave();
-      scope.dispose();
-    });
+      return Promise.reject(committer.shedError(operation));
+    }
+    const scope = runner.open(operation, budget);
+    // Every wait of an attempt ends with its signal (the committer's submit, a grant's, the TTL read's): no race needed.
+    return runner.attempts(scope, attempt, true).then(
+      (value) => {
+        leave();
+        scope.dispose();
+        return value;
+      },
+      (error: unknown) => {
+        leave(); // first: a call that superseded this one waits for the key's turn
+        return follow<T>(scope, error).finally(() => scope.dispose());
+      },
+    );
+  }
+
+  /**
+   * When a call on `keyId` made at `now` (performance.now()) is due in the committer's order: a renewal of a key this
+   * provider wrote one (first) attempt timeout before its holder's window ends, anything else at once.
+   */
+  private dueAt(keyId: string, renewOf: Buffer | undefined, now: number): number {
+    if (renewOf === undefined) return now;
+    const believedUntil = this.parts.tenures.believedUntil(keyId, renewOf);
+    if (believedUntil === undefined) return now;
+    return now + (believedUntil - this.parts.runner.timeouts.baseMs - this.parts.clock.now());
   }
 
   /** `write` when an earlier call on the key still runs: wait for its turn first. */
-  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>, takeOver: TakeOver | undefined): Promise<T> {
     try {
       let leave: () => void;
       try {
-        leave = await this.parts.lanes.enter(keyId, scope.signal);
-      } catch {
+        leave = await this.parts.lanes.enter(keyId, scope.signal, takeOver);
+      } catch (error) {
+        if (error instanceof Superseded) return await follow<T>(scope, error);
         throw scope.giveUpError();
       }
+      let result: T;
       try {
-        return await this.parts.runner.attempts(scope, attempt, true);
-      } finally {
-        leave();
+        result = await this.parts.runner.attempts(scope, attempt, true);
+      } catch (error) {
+        leave(); // first: a call that superseded this one waits for the key's turn
+        return await follow<T>(scope, error);
       }
+      leave();
+      return result;
     } finally {
       scope.dispose();
     }
   }
 
 
+  /** Whether a renewal of `keyId` by `value` made now starts its window early enough to replace a waiting one. */
+  private canTakeOver(keyId: string, value: Buffer): boolean {
+    const believedUntil = this.parts.tenures.believedUntil(keyId, value);
+    return believedUntil !== undefined && this.parts.clock.now() < believedUntil - this.parts.runner.timeouts.baseMs;
+  }
+
   /**
    * A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`: at once when one fits, else
    * once its grant answers — or rejects when the call ends first.
    */
   leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
-    return this.writes.granted(this.parts.pool.leaseFor(ttlMs, sentAt), attempt);
-  }
-
-  /**
-   * One transaction through the group committer, as part of `attempt`. `mayWaitMs` > 0 (renews only) lets it wait
-   * that long for other operations to share its transaction.
-   */
-  commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, mayWaitMs = 0): Promise<TxnOutcome> {
-    return this.writes.commit(etcdKey, txn, attempt, lease?.id, mayWaitMs);
-  }
-
-  /**
-   * How long the first attempt of a renew of `keyId` by `value` may wait for company (commit/renew-delay.ts): never
-   * past the point one attempt timeout before the lease it protects could end. Retries and later steps never wait.
-   */
-  renewDelayMs(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext): number {
-    if (attempt.attempt !== 0 || this.parts.renewCoalesceMs <= 0) return 0;
-    return renewDelayMs({
-      now: this.parts.clock.now(),
-      ttlMs,
-      windowMs: this.parts.renewCoalesceMs,
-      protectedUntil: this.parts.tenures.protectedUntil(keyId, value),
-      marginMs: Math.max(attempt.timeoutMs, this.parts.runner.timeouts.baseMs),
+    const lease = this.writes.granted(this.parts.pool.leaseFor(ttlMs, sentAt), attempt);
+    if (!(lease instanceof Promise)) return lease;
+    return lease.catch((error: unknown) => {
+      // etcd refuses grants under the NOSPACE alarm too: the committer then stops sending writes as well.
+      if (error instanceof EtcdNoSpaceError) this.parts.committer.spaceAlarm.raise(performance.now());
+      throw error;
     });
+  }
+
+  /**
+   * One transaction through the group committer, as part of `attempt`; `how` schedules a renewal's (renewSchedule).
+   * The committer's errors name the call (the attempt's signal is its scope).
+   */
+  commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, how?: SubmitOptions): Promise<TxnOutcome> {
+    return this.writes.commit(etcdKey, txn, attempt, lease?.id, how ?? { operation: operationOf(attempt) });
+  }
+
+  /**
+   * How a renewal's transaction of `keyId` by `value` is scheduled in the committer:
+   * - it may wait for company (commit/renew-delay.ts) on the first step of the first attempt only (`mayWait`): never
+   *   past the point one attempt timeout before the lease it protects could end;
+   * - it is due (`urgentAt`) one attempt timeout before the window its holder was promised by this provider's last
+   *   write of the key ends (send time + ttlMs: what a caller may rely on, earlier than the pooled lease's end), so
+   *   under load the renewals closest to their lease's end are sent first, and each while the one before still
+   *   holds — the renewal sent is the latest (supersede), and its own window starts before that end, so the holder's
+   *   windows join without a gap; without a known end (a key written elsewhere) it is due now;
+   * - `renewOf` lets a later renewal by the same value for the same TTL supersede it while it waits.
+   */
+  renewSchedule(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext, mayWait: boolean): SubmitOptions {
+    const { clock, tenures } = this.parts;
+    const now = clock.now();
+    const protectedUntil = tenures.protectedUntil(keyId, value);
+    const believedUntil = tenures.believedUntil(keyId, value);
+    const marginMs = Math.max(attempt.timeoutMs, this.parts.runner.timeouts.baseMs);
+    const waits = mayWait && attempt.attempt === 0 && this.parts.renewCoalesceMs > 0;
+    return {
+      operation: 'renewLease',
+      renewOf: renewalTag(value, ttlMs),
+      mayWaitMs: waits ? renewDelayMs({ now, ttlMs, windowMs: this.parts.renewCoalesceMs, protectedUntil, marginMs }) : 0,
+      // The committer's clock is performance.now(); LeaseClock never runs slower, so this is never later than meant.
+      urgentAt: believedUntil === undefined ? undefined : performance.now() + (believedUntil - marginMs - now),
+    };
   }
 
   /**
@@ -136,7 +222,7 @@ export class LeaseBackend {
    */
   remember(keyId: string, value: Buffer, revision: string, need: number, onLease?: PooledLease): void {
     const until = onLease === undefined ? need : Math.max(need, onLease.notBefore);
-    this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now());
+    this.parts.tenures.remember(keyId, value, revision, until, this.parts.clock.now(), need);
   }
 
   /** etcd's answer about `leaseId`'s remaining TTL, with when it was asked and answered (leases/lease-ttl.ts says what it proves). */
@@ -144,5 +230,39 @@ export class LeaseBackend {
     const askedAt = this.parts.clock.now();
     const res = await untilStopped(attempt.signal, this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline }));
     return { ttlSeconds: Number(res.TTL), grantedSeconds: Number(res.grantedTTL), askedAt, answeredAt: this.parts.clock.now() };
+  }
+}
+
+/** The name of the call `attempt` belongs to: CallRunner hands each attempt its call's scope as the signal. */
+function operationOf(attempt: AttemptContext): string {
+  return attempt.signal instanceof CallScope ? attempt.signal.operation : 'commit';
+}
+
+/** A renewal's identity for superseding: of two renewals of one key by one value for one TTL, the later reaches further. */
+function renewalTag(value: Buffer, ttlMs: number): string {
+  return `${ttlMs}/${value.toString('latin1')}`;
+}
+
+/** A superseded call settles like the call that took its place, within its own deadline; any other error stands. */
+function follow<T>(scope: CallScope, error: unknown): Promise<T> {
+  return error instanceof Superseded ? scope.race(error.by as Promise<T>) : Promise.reject(error);
+}
+
+/** The result of a call that may take other calls' places, made before the call itself (they are superseded as it starts). */
+class Outcome<T> {
+  readonly promise: Promise<T>;
+  private resolve!: (value: T) => void;
+  private reject!: (error: unknown) => void;
+
+  constructor() {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.promise.catch(() => {}); // followed by the calls it superseded, if any; none may leave it unhandled
+  }
+
+  settleLike(result: Promise<T>): void {
+    result.then(this.resolve, this.reject);
   }
 }

@@ -12,7 +12,8 @@ import type { LeaseRequest } from './lease-request.js';
  *
  * As for acquires (acquire-call.ts), the common case — a pooled lease fits, one transaction answers — runs as
  * promise callbacks; a grant wait, a foreign lease or a key that changed continue in `renewSteps`. Only the first
- * transaction may wait for company (commit/renew-delay.ts): a later step follows a read the caller waits on.
+ * transaction may wait for company (commit/renew-delay.ts): a later step follows a read the caller waits on. Every
+ * step is due by how soon the key's current lease could end (LeaseBackend.renewSchedule).
  */
 export function renewAttempt(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext): Promise<boolean> {
   const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
@@ -20,8 +21,8 @@ export function renewAttempt(backend: LeaseBackend, request: LeaseRequest, attem
   if (lease instanceof Promise) return lease.then(() => renewSteps(backend, request, attempt));
   const keyId = request.etcdKey.toString('latin1');
   const txn = backend.ops.renew.txn(request.etcdKey, request.value, lease.id, backend.own);
-  const mayWaitMs = backend.renewDelayMs(keyId, request.value, request.ttlMs, attempt);
-  return backend.commit(request.etcdKey, txn, attempt, lease, mayWaitMs).then((answer) => {
+  const how = backend.renewSchedule(keyId, request.value, request.ttlMs, attempt, true);
+  return backend.commit(request.etcdKey, txn, attempt, lease, how).then((answer) => {
     const outcome = backend.ops.renew.decode(answer, request.value);
     if (outcome.kind === 'foreign') return renewSteps(backend, request, attempt, { outcome, lease });
     return settled(backend, request, keyId, outcome, lease);
@@ -41,8 +42,8 @@ async function renewSteps(backend: LeaseBackend, request: LeaseRequest, attempt:
     } else {
       lease = await backend.leaseFor(ttlMs, sentAt, attempt);
       const txn = backend.ops.renew.txn(etcdKey, value, lease.id, backend.own);
-      const mayWaitMs = step === 0 ? backend.renewDelayMs(keyId, value, ttlMs, attempt) : 0;
-      outcome = backend.ops.renew.decode(await backend.commit(etcdKey, txn, attempt, lease, mayWaitMs), value);
+      const how = backend.renewSchedule(keyId, value, ttlMs, attempt, step === 0);
+      outcome = backend.ops.renew.decode(await backend.commit(etcdKey, txn, attempt, lease, how), value);
     }
     if (outcome.kind !== 'foreign') return settled(backend, request, keyId, outcome, lease);
     const revision = await adoptForeign(backend, etcdKey, value, outcome.kv, need, lease, attempt);

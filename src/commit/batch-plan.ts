@@ -3,43 +3,62 @@ import type { TxnRequest } from '../operations/etcd-txn.js';
 
 /** What batch planning needs to know about a queued operation. */
 export interface Plannable {
-  /** Identity of the etcd key the operation touches (same key ⇒ same string). */
-  readonly keyId: string;
-  /** Approximate encoded size in bytes. */
+  /** Approximate encoded size in bytes (`requestBytes`). */
   readonly bytes: number;
+  /** Its `nestingCost`. */
+  readonly nesting: number;
 }
 
 export interface BatchLimits {
+  /** Most sub-transactions. */
   maxOps: number;
   maxBytes: number;
+  /** The server's --max-txn-ops as far as the provider knows (etcd's default, 128, until a batch is refused). */
+  maxTxnOps: number;
+}
+
+/** A batch being filled: how many sub-transactions, their bytes, and the deepest nesting among them. */
+export interface BatchFill {
+  count: number;
+  bytes: number;
+  deepest: number;
+}
+
+/** etcd's default --max-txn-ops. */
+export const ETCD_MAX_TXN_OPS = 128;
+
+/**
+ * Whether `op` still fits in `batch`. The first operation always fits (alone if need be, so a large one cannot
+ * starve). After it: at most `maxOps` sub-transactions and `maxBytes`, and etcd's op limit as etcd counts it: a
+ * nested transaction may use only what its ancestors left of --max-txn-ops (`checkTxnRequest` passes each child
+ * `maxTxnOps − opc`), so n sub-transactions fit when n plus the deepest `nestingCost` among them is at most
+ * --max-txn-ops. (With the default 128 that is 121 acquires or 122 renewals.)
+ */
+export function fits(batch: BatchFill, op: Plannable, limits: BatchLimits): boolean {
+  if (batch.count === 0) return true;
+  if (batch.count + 1 > limits.maxOps || batch.bytes + op.bytes > limits.maxBytes) return false;
+  return batch.count + 1 + Math.max(batch.deepest, op.nesting) <= limits.maxTxnOps;
+}
+
+export function addTo(batch: BatchFill, op: Plannable): void {
+  batch.count++;
+  batch.bytes += op.bytes;
+  batch.deepest = Math.max(batch.deepest, op.nesting);
 }
 
 /**
- * Picks which queued operations go into the next transaction, in queue order.
- *
- * - etcd rejects a transaction that writes one key twice, and same-key operations must keep their
- *   order, so an operation whose key is already in this batch *or in a batch still in flight* is
- *   skipped — and with it every later operation on that key, which keeps per-key FIFO order.
- * - The batch stays under the op-count and byte limits; the first eligible operation is always taken
- *   (alone if need be) so a large request cannot starve.
- * Returns the indices of the chosen operations.
+ * How much of etcd's --max-txn-ops `request` uses along its deepest chain of nested transactions: its own op count
+ * (the largest of its compares, success and failure branches, as etcd counts it) plus the deepest child's.
  */
-export function planBatch(queue: readonly Plannable[], busyKeys: ReadonlySet<string>, limits: BatchLimits): number[] {
-  const chosen: number[] = [];
-  const inBatch = new Set<string>();
-  let bytes = 0;
-  for (let i = 0; i < queue.length && chosen.length < limits.maxOps; i++) {
-    const op = queue[i]!;
-    if (busyKeys.has(op.keyId) || inBatch.has(op.keyId)) {
-      inBatch.add(op.keyId); // later ops on this key must wait for this one
-      continue;
-    }
-    if (chosen.length > 0 && bytes + op.bytes > limits.maxBytes) break;
-    chosen.push(i);
-    inBatch.add(op.keyId);
-    bytes += op.bytes;
-  }
-  return chosen;
+export function nestingCost(request: TxnRequest): number {
+  const own = Math.max(request.compare?.length ?? 0, request.success?.length ?? 0, request.failure?.length ?? 0);
+  return own + Math.max(deepestChild(request.success), deepestChild(request.failure));
+}
+
+function deepestChild(ops: readonly IRequestOp[] | undefined): number {
+  let deepest = 0;
+  if (ops) for (let i = 0; i < ops.length; i++) if (ops[i]!.request_txn) deepest = Math.max(deepest, nestingCost(ops[i]!.request_txn!));
+  return deepest;
 }
 
 /**

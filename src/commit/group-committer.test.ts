@@ -1,7 +1,10 @@
 import { GRPCInvalidArgumentError, GRPCUnavailableError } from 'etcd3';
 import { describe, expect, it, vi } from 'vitest';
 import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
+import { EtcdOverloadedError } from '../errors/overloaded.js';
 import { GroupCommitter } from './group-committer.js';
+import { Superseded } from './superseded.js';
 
 // Pure scheduling logic: the "server" here only records what it was sent. Real etcd behaviour of
 // batches is covered by the cluster suites.
@@ -203,7 +206,7 @@ describe('group commit', () => {
       try {
         const r = recorder();
         const c = new GroupCommitter(r.send, waiting);
-        const done = ['a', 'b', 'c'].map((k, i) => c.submit(Buffer.from(k), req(k), far(), undefined, 100 + i * 50));
+        const done = ['a', 'b', 'c'].map((k, i) => c.submit(Buffer.from(k), req(k), far(), undefined, { mayWaitMs: 100 + i * 50 }));
         await Promise.resolve();
         expect(r.sent).toHaveLength(0);
         await vi.advanceTimersByTimeAsync(99);
@@ -221,7 +224,7 @@ describe('group commit', () => {
       r.hold(true);
       const c = new GroupCommitter(r.send, waiting); // one slot
       const busy = c.submit(Buffer.from('x'), req('x'), far());
-      const renew = c.submit(Buffer.from('a'), req('a'), far(), undefined, 1);
+      const renew = c.submit(Buffer.from('a'), req('a'), far(), undefined, { mayWaitMs: 1 });
       await new Promise((resolve) => setTimeout(resolve, 30)); // well past its send-by time
       expect(r.sent).toHaveLength(1);
       r.hold(false);
@@ -233,14 +236,14 @@ describe('group commit', () => {
     it('leave at once when too few others are expected to arrive within the wait', async () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, opts); // default: eight others expected, or no wait
-      await c.submit(Buffer.from('a'), req('a'), far(), undefined, 250);
+      await c.submit(Buffer.from('a'), req('a'), far(), undefined, { mayWaitMs: 250 });
       expect(r.sent).toEqual([req('a')]);
     });
 
     it('ride along at once with an operation that may not wait', async () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, waiting);
-      const parked = ['a', 'b'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, 60_000));
+      const parked = ['a', 'b'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, { mayWaitMs: 60_000 }));
       await c.submit(Buffer.from('x'), req('x'), far());
       await Promise.all(parked);
       expect(r.sent.map(sizeOf)).toEqual([3]);
@@ -250,14 +253,14 @@ describe('group commit', () => {
     it('leave without waiting once a full batch has gathered', async () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, { ...waiting, maxBatchSize: 4 });
-      await Promise.all(['a', 'b', 'c', 'd'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, 60_000)));
+      await Promise.all(['a', 'b', 'c', 'd'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, { mayWaitMs: 60_000 })));
       expect(r.sent.map(sizeOf)).toEqual([4]);
     });
 
     it('an operation on a parked key sends the parked one first, then itself: per-key order holds', async () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, { ...waiting, maxInFlight: 4 });
-      const renew = c.submit(Buffer.from('k'), req('k-renew'), far(), undefined, 60_000);
+      const renew = c.submit(Buffer.from('k'), req('k-renew'), far(), undefined, { mayWaitMs: 60_000 });
       const release = c.submit(Buffer.from('k'), req('k-release'), far());
       await Promise.all([renew, release]);
       expect(r.sent).toEqual([req('k-renew'), req('k-release')]);
@@ -266,7 +269,7 @@ describe('group commit', () => {
     it('expedite sends a parked operation on that key now', async () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, waiting);
-      const renew = c.submit(Buffer.from('k'), req('k'), far(), undefined, 60_000);
+      const renew = c.submit(Buffer.from('k'), req('k'), far(), undefined, { mayWaitMs: 60_000 });
       c.expedite('other');
       await Promise.resolve();
       expect(r.sent).toHaveLength(0);
@@ -278,8 +281,8 @@ describe('group commit', () => {
     it('a second parked operation on the same key is never sent before the first', async () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, { ...waiting, maxInFlight: 4 });
-      const first = c.submit(Buffer.from('k'), req('k1'), far(), undefined, 60_000);
-      const second = c.submit(Buffer.from('k'), req('k2'), far(), undefined, 10);
+      const first = c.submit(Buffer.from('k'), req('k1'), far(), undefined, { mayWaitMs: 60_000 });
+      const second = c.submit(Buffer.from('k'), req('k2'), far(), undefined, { mayWaitMs: 10 });
       await Promise.all([first, second]);
       expect(r.sent).toEqual([req('k1'), req('k2')]);
     });
@@ -288,8 +291,8 @@ describe('group commit', () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, waiting);
       const ac = new AbortController();
-      const gone = c.submit(Buffer.from('a'), req('a'), far(), ac.signal, 60_000);
-      const closed = c.submit(Buffer.from('b'), req('b'), far(), undefined, 60_000);
+      const gone = c.submit(Buffer.from('a'), req('a'), far(), ac.signal, { mayWaitMs: 60_000 });
+      const closed = c.submit(Buffer.from('b'), req('b'), far(), undefined, { mayWaitMs: 60_000 });
       ac.abort();
       await expect(gone).rejects.toThrow();
       c.close();
@@ -297,4 +300,159 @@ describe('group commit', () => {
       expect(r.sent).toHaveLength(0);
     });
   });
+
+  describe('under overload', () => {
+    const tags = (sent: TxnRequest[]) => sent.flatMap((q) => (q.success?.some((op) => op.request_txn) ? q.success!.map((op) => tagOf(op.request_txn!)) : [tagOf(q)]));
+    const tagOf = (q: TxnRequest) => q.compare![0]!.key!.toString();
+
+    it('sends what waits most urgent first, whatever the order it came in', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, { ...opts, maxBatchSize: 2 });
+      const first = c.submit(Buffer.from('x'), req('x'), far());
+      const rest = [['late', 300], ['soon', 100], ['now', undefined], ['mid', 200]].map(([k, at]) =>
+        c.submit(Buffer.from(k as string), req(k as string), far(), undefined, { urgentAt: at === undefined ? performance.now() - 1000 : performance.now() + (at as number) }),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      r.hold(false);
+      r.release();
+      await Promise.all([first, ...rest]);
+      expect(tags(r.sent)).toEqual(['x', 'now', 'soon', 'mid', 'late']);
+    });
+
+    it('past its bound, sheds the least urgent at once with EtcdOverloadedError; of equals, the newest', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, { ...opts, maxQueued: 2 });
+      const busy = c.submit(Buffer.from('x'), req('x'), far());
+      const at = (ms: number) => ({ urgentAt: performance.now() + ms, operation: 'renewLease' });
+      const relaxed = c.submit(Buffer.from('a'), req('a'), far(), undefined, at(5000)).catch((e: unknown) => e);
+      const urgent = c.submit(Buffer.from('b'), req('b'), far(), undefined, at(10));
+      const pressing = c.submit(Buffer.from('c'), req('c'), far(), undefined, at(20)); // queue full: 'a' (the least urgent) goes
+      const tied = c.submit(Buffer.from('d'), req('d'), far(), undefined, at(20)).catch((e: unknown) => e); // as urgent as 'c', but newer
+      const shed = await relaxed;
+      expect(shed).toBeInstanceOf(EtcdOverloadedError);
+      expect(shed).toMatchObject({ code: 'ELEASE_OVERLOADED', retryable: false, operation: 'renewLease' });
+      expect(await tied).toBeInstanceOf(EtcdOverloadedError);
+      expect(c.pending).toBe(2);
+      r.hold(false);
+      r.release();
+      await Promise.all([busy, urgent, pressing]);
+      expect(tags(r.sent)).toEqual(['x', 'b', 'c']);
+    });
+
+    it("a later renewal of the same key and value supersedes one still waiting, handing it the later one's outcome; another value does not", async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, opts);
+      const busy = c.submit(Buffer.from('x'), req('x'), far());
+      const waiting = c.submit(Buffer.from('k'), req('k'), far(), undefined, { renewOf: 'A', operation: 'renewLease' }).catch((e: unknown) => e);
+      const later = Promise.resolve(true);
+      expect(c.supersede('k', 'B', later)).toBe(false);
+      expect(c.supersede('k', 'A', later)).toBe(true);
+      const superseded = await waiting;
+      expect(superseded).toBeInstanceOf(Superseded);
+      expect((superseded as Superseded).by).toBe(later);
+      expect(c.supersede('x', 'A', later)).toBe(false); // already sent: it goes on
+      r.hold(false);
+      r.release();
+      await busy;
+      expect(tags(r.sent)).toEqual(['x']);
+    });
+
+    it('an urgent operation on a key still waits for the earlier one on that key', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, { ...opts, maxInFlight: 4 });
+      const first = c.submit(Buffer.from('k'), req('k1'), far(), undefined, { urgentAt: performance.now() + 5000 });
+      const second = c.submit(Buffer.from('k'), req('k2'), far(), undefined, { urgentAt: performance.now() - 5000 });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(tags(r.sent)).toEqual(['k1']);
+      r.hold(false);
+      r.release();
+      await Promise.all([first, second]);
+      expect(tags(r.sent)).toEqual(['k1', 'k2']);
+    });
+  });
+
+  describe('NOSPACE', () => {
+    const put = (tag: string): TxnRequest => ({ compare: [{ key: Buffer.from(tag) }], success: [{ request_put: { key: Buffer.from(tag) } }], failure: [] });
+    const noSpace = () => new Error('8 RESOURCE_EXHAUSTED: etcdserver: mvcc: database space exceeded');
+    const quotaKey = Buffer.from('prefix/');
+
+    it("a writing batch carries a put etcd's quota counts but never runs; a batch of reads does not", async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, { ...opts, quotaKey });
+      const first = c.submit(Buffer.from('x'), req('x'), far());
+      const writes = ['a', 'b'].map((k) => c.submit(Buffer.from(k), put(k), far()));
+      await new Promise((resolve) => setImmediate(resolve));
+      r.hold(false);
+      r.release();
+      await Promise.all([first, ...writes]);
+      const reads = ['c', 'd'].map((k) => c.submit(Buffer.from(k), req(k), far()));
+      r.hold(true);
+      const more = ['e', 'f'].map((k) => c.submit(Buffer.from(k), req(k), far()));
+      r.hold(false);
+      r.release();
+      await Promise.all([...reads, ...more]);
+      const batches = r.sent.filter((q) => q.success?.some((op) => op.request_txn));
+      expect(batches[0]).toMatchObject({ compare: [], failure: [{ request_put: { key: quotaKey } }] });
+      expect(batches.slice(1).every((q) => q.failure?.length === 0)).toBe(true);
+    });
+
+    it('once etcd says NOSPACE, writes fail with EtcdNoSpaceError unsent, reads go on, and a probe finds it cleared', async () => {
+      let full = true;
+      const r = recorder((q) => {
+        if (full && (q.success?.some((op) => op.request_put) || q.failure?.some((op) => op.request_put))) throw noSpace();
+        return okFor(q);
+      });
+      r.hold(true);
+      const changes: boolean[] = [];
+      const c = new GroupCommitter(r.send, { ...opts, quotaKey, spaceProbeGapMs: 50, onSpaceAlarm: (raised) => changes.push(raised) });
+      const first = c.submit(Buffer.from('x'), req('x'), far());
+      const batch = [
+        c.submit(Buffer.from('a'), put('a'), far(), undefined, { operation: 'acquireLease' }).catch((e: unknown) => e),
+        c.submit(Buffer.from('b'), req('b'), far()),
+      ];
+      await new Promise((resolve) => setImmediate(resolve));
+      r.hold(false);
+      r.release();
+      await first;
+      const [refused] = await Promise.all(batch);
+      expect(refused).toBeInstanceOf(EtcdNoSpaceError);
+      expect(refused).toMatchObject({ code: 'ELEASE_NO_SPACE', operation: 'acquireLease' });
+      expect(changes).toEqual([true]);
+      // The read in the refused batch was sent again without the write, and answered.
+      const sentBefore = r.sent.length;
+      await expect(c.submit(Buffer.from('c'), put('c'), far())).rejects.toBeInstanceOf(EtcdNoSpaceError);
+      await c.submit(Buffer.from('d'), req('d'), far());
+      expect(r.sent.length).toBe(sentBefore + 1); // the write was not sent; the read was
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      full = false; // an operator freed space and disarmed the alarm
+      await c.submit(Buffer.from('e'), put('e'), far()); // the probe, sent alone
+      expect(r.sent.at(-1)).toEqual(put('e'));
+      expect(changes).toEqual([true, false]);
+      await c.submit(Buffer.from('f'), put('f'), far());
+    });
+  });
+
+  it('an operation queued behind a parked one on its key gets its turn when that one is shed as it leaves (never left waiting)', async () => {
+    const r = recorder();
+    r.hold(true);
+    const c = new GroupCommitter(r.send, { ...opts, maxQueued: 1, minCompanyToWait: 0 });
+    const busy = c.submit(Buffer.from('x'), req('x'), far());
+    const queued = c.submit(Buffer.from('q'), req('q'), far(), undefined, { urgentAt: performance.now() - 1000 });
+    const parked = c.submit(Buffer.from('k'), req('k1'), far(), undefined, { mayWaitMs: 60_000, urgentAt: performance.now() + 5000 }).catch((e: unknown) => e);
+    // Unparks k1 into the full queue: k1 is shed, and k2 takes the turn — and, no more urgent than 'q', is shed too.
+    const behind = c.submit(Buffer.from('k'), req('k2'), far()).catch((e: unknown) => e);
+    expect(await parked).toBeInstanceOf(EtcdOverloadedError);
+    expect(await behind).toBeInstanceOf(EtcdOverloadedError);
+    expect(c.pending).toBe(1); // 'q', waiting for the slot
+    r.hold(false);
+    r.release();
+    await Promise.all([busy, queued]);
+    expect(r.sent.map((q) => q.compare![0]!.key!.toString())).toEqual(['x', 'q']);
+  });
 });
+

@@ -49,9 +49,10 @@ export interface EtcdLeaseProviderOptions {
    */
   leaseBucketMs?: number;
   /**
-   * Largest number of operations one group-commit transaction carries. Lowered automatically when the
-   * server answers with a smaller `--max-txn-ops`.
-   * @default 64
+   * Largest number of operations one group-commit transaction carries (never more than etcd's default
+   * `--max-txn-ops` of 128 admits with the nested transactions counted: 121 acquires). A batch is that large only
+   * when that much work waits. Lowered automatically when the server answers with a smaller `--max-txn-ops`.
+   * @default 128
    */
   maxBatchSize?: number;
   /**

@@ -49,9 +49,15 @@ export class EtcdCore {
     this.runner = new CallRunner(this.options.attemptTimeoutMs, this.options.prefix, this.options.deadlineMs);
     this.committer = new GroupCommitter((request, deadline) => this.sendTxn(request, deadline), {
       maxBatchSize: this.options.maxBatchSize,
-      maxInFlight: POLICY.batch.maxInFlight,
+      maxInFlight: POLICY.commit.inFlight.max,
       maxBatchBytes: POLICY.batch.maxBatchBytes,
+      quotaKey: Buffer.from(this.options.prefix, 'utf8'),
       onDegrade: (message) => logger.warn?.(message),
+      onShed: (message) => logger.warn?.(message),
+      onSpaceAlarm: (raised) =>
+        raised
+          ? logger.warn?.("etcd's NOSPACE alarm is raised: writes fail with ELEASE_NO_SPACE until an operator compacts, defragments and disarms it")
+          : logger.warn?.("etcd's NOSPACE alarm is cleared: writes resume"),
       onBatch: (size) => this.observer.batch(size),
       onRoundTrip: (ms) => this.runner.timeouts.observe(ms),
     });

@@ -45,7 +45,8 @@ describe('what a LeaseTimeToLive answer proves', () => {
           const askedAt = 50_000;
           const answeredAt = askedAt + rtt;
           const computedAt = askedAt + at * rtt;
-          const remainingMs = left * granted * 1000;
+          // whole milliseconds, as a lease's life is: a fractional one can round up to the next second when divided
+          const remainingMs = Math.floor(left * granted * 1000);
           const end = computedAt + remainingMs;
           const a = answer(Math.trunc(remainingMs / 1000), granted, askedAt, answeredAt);
           expect(endsNotBefore(a)!).toBeLessThanOrEqual(end);

@@ -1,6 +1,6 @@
 import { TaskCancelledError } from 'cockatiel';
 import { EtcdLeaseInvalidError } from 'etcd3';
-import type { GroupCommitter } from '../commit/group-committer.js';
+import type { GroupCommitter, SubmitOptions } from '../commit/group-committer.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
 import type { AttemptContext } from '../transport/call-runner.js';
 import { untilStopped } from '../transport/stop-signal.js';
@@ -9,9 +9,6 @@ import { untilStopped } from '../transport/stop-signal.js';
 export interface LeaseSource {
   invalidate(leaseId: string): void;
 }
-
-/** How the group committer schedules one transaction: the last argument of its `submit`. */
-type Scheduling = Parameters<GroupCommitter['submit']>[4];
 
 /**
  * The steps every write that puts keys on an etcd lease of ours takes around its transaction, wherever the lease
@@ -38,9 +35,9 @@ export class LeasedWrites {
   }
 
   /** One transaction of `attempt` through the group committer that puts keys on `leaseId` (undefined: on no lease of ours). */
-  async commit(key: Buffer, txn: TxnRequest, attempt: AttemptContext, leaseId: string | undefined, scheduling?: Scheduling): Promise<TxnOutcome> {
+  async commit(key: Buffer, txn: TxnRequest, attempt: AttemptContext, leaseId: string | undefined, how?: SubmitOptions): Promise<TxnOutcome> {
     try {
-      return await this.committer.submit(key, txn, attempt.timeoutMs, attempt.signal, scheduling);
+      return await this.committer.submit(key, txn, attempt.timeoutMs, attempt.signal, how);
     } catch (error) {
       if (leaseId !== undefined && error instanceof EtcdLeaseInvalidError) this.source.invalidate(leaseId);
       throw error;

@@ -28,6 +28,8 @@ export {
   EtcdSizeLimitError,
   EtcdCompactedError,
   EventTooLargeError,
+  EtcdOverloadedError,
+  EtcdNoSpaceError,
   type LeaseErrorCode,
   type LeaseLossReason,
   type SizeLimit,

@@ -26,7 +26,7 @@ export const CIRCUIT_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as con
 
 /** Latency buckets for one acquire: a loopback Txn takes ~1.5 ms, a call may retry up to its deadline (5 s). */
 const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-/** Group-commit batches are 1 to `maxBatchSize` (64 by default, at most 128: etcd's --max-txn-ops). */
+/** Group-commit batches are 1 to `maxBatchSize` (128 by default; etcd's default --max-txn-ops admits 121 acquires). */
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
 
 /** `result` of an acquire; a failed one also carries `error.type` (errors/…: the error's `code`). */

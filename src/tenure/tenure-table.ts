@@ -8,15 +8,17 @@
  * provider releases or hands the key away, and lapse on their own once the lease they describe has ended.
  */
 export class TenureTable {
-  private readonly entries = new Map<string, { value: Buffer; revision: string; until: number }>();
+  private readonly entries = new Map<string, { value: Buffer; revision: string; until: number; believed: number }>();
   private sweepAt = 1024;
 
   /**
    * `value` holds `keyId` through the write at `revision`, at least until `until` (LeaseClock ms): a lower bound on
    * when the key's lease can end, which a renew may wait up to (commit/renew-delay.ts), so never an estimate.
+   * `believed` (≤ `until`, default `until`): the end of the window the caller was promised (send time + ttlMs), up to
+   * which its holder may rely on the key; a renewal is due before then (calls/lease-backend.ts).
    */
-  remember(keyId: string, value: Buffer, revision: string, until: number, now: number): void {
-    this.entries.set(keyId, { value, revision, until });
+  remember(keyId: string, value: Buffer, revision: string, until: number, now: number, believed = until): void {
+    this.entries.set(keyId, { value, revision, until, believed: Math.min(believed, until) });
     if (this.entries.size >= this.sweepAt) this.sweep(now);
   }
 
@@ -30,6 +32,12 @@ export class TenureTable {
   protectedUntil(keyId: string, value: Buffer): number | undefined {
     const entry = this.entries.get(keyId);
     return entry !== undefined && entry.value.equals(value) ? entry.until : undefined;
+  }
+
+  /** The `believed` of the last write of `value` to `keyId` this provider knows of, if any. */
+  believedUntil(keyId: string, value: Buffer): number | undefined {
+    const entry = this.entries.get(keyId);
+    return entry !== undefined && entry.value.equals(value) ? entry.believed : undefined;
   }
 
   /** Forget `keyId` if it is recorded as held by `value`. */

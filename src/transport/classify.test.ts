@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EtcdAuthenticationError } from '../errors/authentication.js';
 import { EtcdCompactedError } from '../errors/compacted.js';
 import { LeaseArgumentRangeError } from '../errors/invalid-argument.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
 import { EtcdSizeLimitError } from '../errors/size-limit.js';
 import { EtcdTlsError } from '../errors/tls.js';
@@ -83,10 +84,12 @@ describe('classify: size limits', () => {
     expect(error.message).toMatch(/^releaseLease: etcd refused a request over its --max-request-bytes \(1572864 bytes/);
   });
 
-  it("etcd's own RESOURCE_EXHAUSTED errors are no size limits: too many requests is retried, a full database is rejected", () => {
+  it("etcd's own RESOURCE_EXHAUSTED errors are no size limits: too many requests is retried, a full database fails as the NOSPACE alarm", () => {
     expect(classify(grpc(8, 'RESOURCE_EXHAUSTED', 'etcdserver: too many requests'), 'acquireLease', 'p/')).toEqual({ kind: 'retry' });
-    const full = classify(grpc(8, 'RESOURCE_EXHAUSTED', 'etcdserver: mvcc: database space exceeded'), 'acquireLease', 'p/');
-    expect(fatalError(full)).toBeInstanceOf(EtcdRequestRejectedError);
+    const full = fatalError(classify(grpc(8, 'RESOURCE_EXHAUSTED', 'etcdserver: mvcc: database space exceeded'), 'acquireLease', 'p/'));
+    expect(full).toBeInstanceOf(EtcdNoSpaceError);
+    expect(full).toMatchObject({ code: 'ELEASE_NO_SPACE', retryable: false });
+    expect(full.message).toMatch(/^acquireLease: etcd's NOSPACE alarm is raised.*etcdctl alarm disarm/);
   });
 
   it('a read at a compacted revision is a fatal EtcdCompactedError', () => {

@@ -12,6 +12,7 @@ import { EtcdAuthenticationError } from '../errors/authentication.js';
 import { EtcdCompactedError } from '../errors/compacted.js';
 import { LeaseArgumentRangeError } from '../errors/invalid-argument.js';
 import { isLeaseError, type LeaseError } from '../errors/lease-error.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
 import { EtcdPermissionError } from '../errors/permission.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
 import { EtcdSizeLimitError } from '../errors/size-limit.js';
@@ -77,7 +78,7 @@ export function classify(error: unknown, operation: string, prefix: string): Ver
   }
   // The NOSPACE alarm stays raised until an operator acts: waiting out the deadline cannot help.
   if (error instanceof Error && etcdDescription(error) === ETCD_RPC_ERROR.noSpace) {
-    return { kind: 'fatal', error: new EtcdRequestRejectedError(operation, error) };
+    return { kind: 'fatal', error: new EtcdNoSpaceError(operation, error) };
   }
   if (error instanceof GRPCOutOfRangeError && etcdDescription(error) === ETCD_RPC_ERROR.compacted) {
     return { kind: 'fatal', error: new EtcdCompactedError(operation, undefined, error) };

@@ -65,9 +65,9 @@ describe('a transient InvalidArgument', () => {
       // Precondition: etcd did refuse batches this way (else nothing here could fail).
       expect(refused()).toBeGreaterThan(0);
       expect(warnings.filter((w) => /batch size lowered/.test(w))).toEqual([]);
-      // Concurrent calls still leave in one large batch: a single halving (64 → 32) would split these 47.
+      // Concurrent calls still leave in one large batch: a single halving (128 → 64) would split these 99.
       log.clear();
-      await Promise.all(Array.from({ length: 48 }, (_, i) => p.acquireLease(`after-${i}`, 'A', 30_000)));
+      await Promise.all(Array.from({ length: 100 }, (_, i) => p.acquireLease(`after-${i}`, 'A', 30_000)));
       expect(Math.max(...log.txns.map((t) => t.keys.length))).toBeGreaterThan(POLICY.batch.maxBatchSize / 2);
     } finally {
       await p.close();

@@ -7,8 +7,8 @@ import { useEtcdCluster } from '../support/etcd-fixture.js';
  * etcd before 3.4.32 / 3.5.14 answers LeaseTimeToLive with 9 223 372 036 s for every lease on a member that has just
  * become leader, until it applies its first entry. Leadership is moved around the cluster (etcd's MoveLeader) while
  * lease TTLs are read two ways: straight from etcd, to see how often it answers so, and through `getLease`, which
- * must never report a TTL the lease cannot have. On etcd with the fix the direct reads never see it, and the
- * check still holds.
+ * must never report a TTL the lease cannot have. On etcd 3.4.32 / 3.5.14 and later the direct reads never see it,
+ * and the check still holds.
  */
 const etcd = useEtcdCluster();
 

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { killQuietly, onProcessExit } from '../../cluster/exit-cleanup.js';
-import { waitFor } from '../../cluster/wait-for.js';
+import { killQuietly, onProcessExit } from '../../launcher/exit-cleanup.js';
 import { LeaseClock } from '../../src/clock/lease-clock.js';
 import type { LeaseLostError } from '../../src/errors/lease-lost.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
@@ -11,6 +10,7 @@ import { decodeLeaseValue } from '../../src/keys/lease-value.js';
 import { POLICY } from '../../src/policy.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
 import { SUSPENDED_HOLDER_ENV, type SuspendedHolderConfig, type SuspendedHolderMessage } from './support/suspended-holder-process.js';
 
 /**

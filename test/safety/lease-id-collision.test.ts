@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkOverlaps } from '../../history/check-overlaps.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
 import { LeaseClock } from '../../src/clock/lease-clock.js';
 import { EtcdLeaseProvider } from '../../src/index.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../cluster/wait-for.js';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
 import { LeaseClock } from '../../src/clock/lease-clock.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
@@ -10,11 +9,12 @@ import { POLICY } from '../../src/policy.js';
 import { MonotonicOnlyClock } from '../chaos/broken/monotonic-only-clock.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
 import { bWon, contendedKey, KEY, lastCall } from './support/contended-key.js';
 
 /**
- * Issue 11, bug 2: the lease pool measured lease life on the monotonic clock, which stops while the machine is
- * suspended; etcd's clock does not. After a suspend of S, every pooled lease looked S younger than it was.
+ * A suspended machine: measured on the monotonic clock, which stops while the machine is suspended (etcd's clock
+ * does not), every pooled lease would look S younger than it is after a suspend of S. The lease clock counts it.
  *
  * A holds K with ttl 6 s. Its machine is "suspended" for 4 s: its monotonic clock stops while wall time and etcd
  * run on. Right after resuming, A renews. B polls acquire every 50 ms. On a monotonic-only clock the renew rides
@@ -70,7 +70,7 @@ async function handleSignalAfterWake(clockFor: ClockFor, waitMs: number): Promis
   }
 }
 
-describe('bug 2: a renew right after the machine resumes from a suspend', () => {
+describe('suspended clock: a renew right after the machine resumes from a suspend', () => {
   it('real clock: the suspend is counted, the renew moves K to a lease that lasts; no overlap', async () => {
     const { history, renew } = await renewAfterSuspend(realClock);
     expect(bWon(history).returnedAt).toBeGreaterThanOrEqual(renew.sentAt + TTL_MS);
@@ -80,7 +80,7 @@ describe('bug 2: a renew right after the machine resumes from a suspend', () => 
   it('negative control (monotonic-only clock): K ends seconds after the renew was sent and the checker flags the overlap', async () => {
     const { history, renew } = await renewAfterSuspend(monotonicOnly);
     const won = bWon(history);
-    console.log(`[bug 2 control] K was free ${((won.returnedAt - renew.sentAt) / 1000).toFixed(1)} s after the renew was sent (ttl ${TTL_MS / 1000} s)`);
+    console.log(`[suspended-clock control] K was free ${((won.returnedAt - renew.sentAt) / 1000).toFixed(1)} s after the renew was sent (ttl ${TTL_MS / 1000} s)`);
     expect(won.returnedAt).toBeLessThan(renew.sentAt + TTL_MS);
     const overlaps = checkOverlaps(history);
     expect(overlaps.map((o) => [o.first.owner, o.second.owner])).toEqual([['A', 'B']]);

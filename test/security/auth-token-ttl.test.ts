@@ -41,7 +41,7 @@ describe('auth tokens that expire', () => {
     await client.put(`${PREFIX}premise`).value('2');
     // The first token was refused as expired, so the client authenticated again. Sometimes once more: each member
     // learns a new simple token when it applies the Authenticate entry, so a retry that reaches a follower which
-    // has not applied it yet is refused too (seen once with members in containers on etcd 3.5).
+    // has not applied it yet is refused too.
     expect(exchanges).toBeGreaterThanOrEqual(2);
   });
 

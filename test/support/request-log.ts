@@ -85,10 +85,13 @@ function timeoutOf(options: { deadline?: Date | number } | undefined): number {
   return Number(deadline) - Date.now();
 }
 
-/** A group-commit batch is a Txn with no compares whose every operation is a nested Txn (src/commit). */
+/**
+ * A group-commit batch is a Txn with no compares whose every success operation is a nested Txn (src/commit); its
+ * failure branch, never taken, may hold the put that makes etcd's space quota count it (commit/space-alarm.ts).
+ */
 function keysOf(request: ITxnRequest): string[] {
   const success = request.success ?? [];
-  const isBatch = (request.compare ?? []).length === 0 && (request.failure ?? []).length === 0 && success.length > 0 && success.every((op) => op.request_txn);
+  const isBatch = (request.compare ?? []).length === 0 && success.length > 0 && success.every((op) => op.request_txn);
   const plainKey = (txn: ITxnRequest) => keyOf(txn);
   return isBatch ? success.map((op) => plainKey(op.request_txn!)) : [plainKey(request)];
 }

@@ -8,7 +8,7 @@ const dir = mkdtempSync(join(tmpdir(), 'no-etcd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What a clone has and the installed package does not: each must be named only where the user has it. */
-const CLONE_ONLY = ['docker compose', 'this repository', 'cluster/build-etcd-image.sh', 'npm start', 'test suites', 'testcontainers', 'devDependency'];
+const CLONE_ONLY = ['docker compose', 'this repository', 'launcher/build-etcd-image.sh', 'npm start', 'test suites', 'testcontainers', 'devDependency'];
 
 describe('the no-etcd message', () => {
   it('tells a clone from the installed package by the files beside the code', () => {
@@ -22,7 +22,7 @@ describe('the no-etcd message', () => {
   it('in a clone: a binary, Docker (with the image script) and the repository compose file', () => {
     const message = noEtcdMessage(['no `etcd` on PATH', 'no Docker engine answers'], 'clone');
     expect(message).toMatch(/^No etcd to start a cluster from \(no `etcd` on PATH; no Docker engine answers\)/);
-    for (const way of ['apt-get install etcd-server', 'brew install etcd', 'ETCD_BIN', 'ETCD_IMAGE', 'bash cluster/build-etcd-image.sh', 'docker compose up -d']) {
+    for (const way of ['apt-get install etcd-server', 'brew install etcd', 'ETCD_BIN', 'ETCD_IMAGE', 'bash launcher/build-etcd-image.sh', 'docker compose up -d']) {
       expect(message).toContain(way);
     }
   });

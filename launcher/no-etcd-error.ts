@@ -8,11 +8,11 @@ import { fileURLToPath } from 'node:url';
 export type RunningFrom = 'clone' | 'package';
 
 /**
- * The package root is the parent of this file's folder both as source (cluster/) and bundled into the CLI
+ * The package root is the parent of this file's folder both as source (launcher/) and bundled into the CLI
  * (dist/cli.js); only a clone has docker-compose.yml there (the package does not ship it).
  */
 export function runningFrom(root: string = fileURLToPath(new URL('..', import.meta.url))): RunningFrom {
-  return existsSync(`${root}/docker-compose.yml`) && existsSync(`${root}/cluster/build-etcd-image.sh`) ? 'clone' : 'package';
+  return existsSync(`${root}/docker-compose.yml`) && existsSync(`${root}/launcher/build-etcd-image.sh`) ? 'clone' : 'package';
 }
 
 /** The pinned etcd of the tests, compose and the Kubernetes example, for the one-member `docker run` below. */
@@ -42,7 +42,7 @@ export function noEtcdMessage(tried: readonly string[], from: RunningFrom): stri
     `No etcd to start a cluster from (${tried.join('; ')}). Any one of these works:`,
     ...binary,
     '  2. Docker: start a Docker engine; members then run in containers of the official etcd image',
-    '     (ETCD_IMAGE overrides it; `bash cluster/build-etcd-image.sh` builds one offline from a binary);',
+    '     (ETCD_IMAGE overrides it; `bash launcher/build-etcd-image.sh` builds one offline from a binary);',
     '  3. `docker compose up -d` in this repository: a 3-member cluster for your app and for `npm start`',
     '     with ETCD_ENDPOINTS=127.0.0.1:2379,127.0.0.1:22379,127.0.0.1:32379 (the test suites start members',
     '     of their own, so they need 1 or 2).',

@@ -20,7 +20,7 @@ export async function ensureEtcdImage(image: string): Promise<void> {
 function pullFailure(image: string, why: string): string {
   return (
     `cannot pull the etcd image ${image}: ${why}\n` +
-    'Without a reachable registry, build one from an etcd binary (`bash cluster/build-etcd-image.sh` prints its name) ' +
+    'Without a reachable registry, build one from an etcd binary (`bash launcher/build-etcd-image.sh` prints its name) ' +
     'and point ETCD_IMAGE at it.'
   );
 }

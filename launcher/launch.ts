@@ -1,4 +1,4 @@
-import type { ClusterOptions } from './cluster.js';
+import type { ClusterOptions } from './types.js';
 import { etcdArgs } from './etcd-args.js';
 import { cleanUpOnSignals, onProcessExit } from './exit-cleanup.js';
 import { createClusterLayout, directAddresses, removeClusterLayout, removeClusterLayoutSync } from './layout.js';

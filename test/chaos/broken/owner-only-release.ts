@@ -5,10 +5,10 @@ import { createLeaseProvider } from '../../../src/provider.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks rule 3: release compares only the owner, so a late release deletes a later tenure of the same owner string.
-export const PRE_FIX_RELEASE: OperationSet['release'] = {
+const OWNER_ONLY_RELEASE: OperationSet['release'] = {
   txn: (key, value) => ({ compare: [valueIs(key, value)], success: [remove(key)], failure: [read(key)] }),
   decode: OPERATIONS.release.decode,
 };
 
-export const preFixRelease: ProviderFactory = (options, clock) =>
-  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, release: PRE_FIX_RELEASE } });
+export const ownerOnlyRelease: ProviderFactory = (options, clock) =>
+  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, release: OWNER_ONLY_RELEASE } });

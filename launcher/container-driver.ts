@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import type { getContainerRuntimeClient } from 'testcontainers';
-import type { ClusterOptions } from './cluster.js';
+import type { ClusterOptions } from './types.js';
 import { ensureEtcdImage } from './etcd-image.js';
 import { onProcessExit } from './exit-cleanup.js';
 import { launchCluster } from './launch.js';
@@ -10,7 +10,7 @@ import { runningMember, unavailableReason, type MemberDriver, type MemberLaunch 
 
 /**
  * Runs each member in a container of `image` (the official etcd image, or one built offline by
- * cluster/build-etcd-image.sh). Host networking, with etcd bound to 127.0.0.1 by its flags: the in-process
+ * launcher/build-etcd-image.sh). Host networking, with etcd bound to 127.0.0.1 by its flags: the in-process
  * fault proxies reach members exactly as they reach child processes, and nothing uses a bridge network.
  */
 export async function startContainerCluster(options: ClusterOptions, image: string): Promise<ManagedCluster> {

@@ -20,7 +20,7 @@ export interface RecordableProvider {
  * The token read after a renew may take this long at most: the renew is recorded as returning after the read,
  * and a slow read (a fault) must not push that return so late that the renew no longer counts.
  */
-export const TOKEN_READ_DEADLINE_MS = 500;
+const TOKEN_READ_DEADLINE_MS = 500;
 
 /**
  * Makes lease calls and records each as a RecordedOp: sent and returned on one clock, with its outcome

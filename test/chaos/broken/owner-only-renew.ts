@@ -5,7 +5,7 @@ import { createLeaseProvider } from '../../../src/provider.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks rule 1: renew compares only the owner and puts the key on the call's lease, so a late renew moves it back onto an earlier-ending lease.
-export const PRE_FIX_RENEW: OperationSet['renew'] = {
+export const OWNER_ONLY_RENEW: OperationSet['renew'] = {
   txn: (key, value, lease) => ({ compare: [valueIs(key, value)], success: [put(key, value, lease)], failure: [read(key)] }),
   decode: (outcome) => {
     if (outcome.succeeded) return { kind: 'written', revision: outcome.revision };
@@ -14,5 +14,5 @@ export const PRE_FIX_RENEW: OperationSet['renew'] = {
   },
 };
 
-export const preFixRenew: ProviderFactory = (options, clock) =>
-  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, renew: PRE_FIX_RENEW } });
+export const ownerOnlyRenew: ProviderFactory = (options, clock) =>
+  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, renew: OWNER_ONLY_RENEW } });

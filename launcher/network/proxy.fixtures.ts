@@ -17,7 +17,7 @@ export interface EchoServer {
 }
 
 /** Echoes every chunk back on the connection it came from. */
-export async function startEchoServer(): Promise<EchoServer> {
+async function startEchoServer(): Promise<EchoServer> {
   const chunks: Buffer[] = [];
   let ended = 0;
   const server = createServer({ allowHalfOpen: true }, (socket) => {

@@ -23,10 +23,6 @@ export class InvalidHistoryError extends TypeError {
   }
 }
 
-export function isInvalidHistoryError(value: unknown): value is InvalidHistoryError {
-  return value instanceof InvalidHistoryError;
-}
-
 const OPS = new Set<string>(['acquire', 'renew', 'release', 'transfer']);
 const OUTCOMES = new Set<string>(['ok', 'lost', 'error']);
 // Decimal only: tokens are compared as BigInt, and BigInt() would also accept "0x1f" or " 7 ".

@@ -4,13 +4,13 @@ import { checkFencingMonotonic } from './check-overlaps.js';
 import { longestStall } from './stalls.js';
 import { acquire, transfer } from './history.fixtures.js';
 import type { RecordedOp } from './types.js';
-import { InvalidHistoryError, isInvalidHistoryError, validateHistory } from './validate.js';
+import { InvalidHistoryError, validateHistory } from './validate.js';
 
 function rejection(entry: RecordedOp): InvalidHistoryError {
   try {
     validateHistory([acquire('A', 0, 1), entry]);
   } catch (error) {
-    if (isInvalidHistoryError(error)) return error;
+    if (error instanceof InvalidHistoryError) return error;
     throw error;
   }
   throw new Error('expected validateHistory to throw');

@@ -5,7 +5,7 @@
 # its pid goes to the file named by --pidfile (no file is written when an engine was already up, so a
 # caller never stops an engine it did not start).
 #
-# usage: cluster/ensure-docker.sh [--pidfile FILE]
+# usage: launcher/ensure-docker.sh [--pidfile FILE]
 #   DOCKERD_LOG        where dockerd writes its log     (default /tmp/dockerd.log)
 #   DOCKER_WAIT_SECS   how long to wait for the engine  (default 30)
 set -euo pipefail

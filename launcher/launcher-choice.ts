@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { ClusterDriverName } from './cluster.js';
+import type { ClusterDriverName } from './types.js';
 import { findDockerEngine } from './docker-engine.js';
 import { findExecutable, isExecutableFile } from './find-executable.js';
 import { NoEtcdError, runningFrom, type RunningFrom } from './no-etcd-error.js';
@@ -7,7 +7,7 @@ import { NoEtcdError, runningFrom, type RunningFrom } from './no-etcd-error.js';
 /**
  * The official etcd image of the v3.5 line (what Kubernetes runs), at a pinned tag so every run without
  * an etcd binary gets the same etcd. `ETCD_IMAGE` overrides it, e.g. with an image built offline by
- * cluster/build-etcd-image.sh.
+ * launcher/build-etcd-image.sh.
  */
 export const DEFAULT_ETCD_IMAGE = 'gcr.io/etcd-development/etcd:v3.5.30';
 

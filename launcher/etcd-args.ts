@@ -1,4 +1,4 @@
-import type { ClusterOptions } from './cluster.js';
+import type { ClusterOptions } from './types.js';
 import type { ClusterLayout, MemberAddresses, MemberLayout } from './layout.js';
 
 /**

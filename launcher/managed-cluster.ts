@@ -1,4 +1,4 @@
-import type { ClusterMember, FaultableCluster, MemberState, MemberStatus } from './cluster.js';
+import type { ClusterMember, FaultableCluster, MemberState, MemberStatus } from './types.js';
 import { removeClusterLayout, type ClusterLayout, type MemberAddresses } from './layout.js';
 import type { MemberDriver, MemberLaunch } from './member-driver.js';
 import { fetchMemberStatus, isMemberHealthy, type ProbeTls } from './member-probe.js';

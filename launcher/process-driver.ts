@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
-import type { ClusterOptions } from './cluster.js';
+import type { ClusterOptions } from './types.js';
 import { killQuietly, onProcessExit } from './exit-cleanup.js';
 import { launchCluster } from './launch.js';
 import type { ManagedCluster } from './managed-cluster.js';

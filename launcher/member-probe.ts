@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { ClusterTls } from './cluster.js';
+import type { ClusterTls, MemberStatus } from './types.js';
 
 /**
  * Questions asked of one member directly on its own client port, bypassing its proxy: the
@@ -22,14 +22,6 @@ export interface ProbeTls {
 export function probeTls(tls: ClusterTls | undefined): ProbeTls | undefined {
   if (tls === undefined) return undefined;
   return { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key) };
-}
-
-export interface MemberStatus {
-  /** uint64 IDs as the decimal strings the gateway's JSON uses: compare, never do maths. */
-  readonly memberId: string;
-  /** "0" while the member knows no leader. */
-  readonly leaderId: string;
-  readonly raftTerm: number;
 }
 
 /** True when the member has a leader and can get a quorum read through raft (etcd's /health). */

@@ -4,12 +4,12 @@
 # etcdctl from it where the machine has none), the shared libraries ldd says they need, and an empty
 # /tmp. Prints the image's name on stdout (everything else goes to stderr), for ETCD_IMAGE:
 #
-#   export ETCD_IMAGE="$(bash cluster/build-etcd-image.sh)"
+#   export ETCD_IMAGE="$(bash launcher/build-etcd-image.sh)"
 #
 # The tag is the binaries' etcd version and content hash (etcd-lease-provider/etcd:3.5.30-1a2b3c4d5e6f),
 # so other binaries get another image and an existing image is reused only for the very same binaries.
 #
-# usage: cluster/build-etcd-image.sh
+# usage: launcher/build-etcd-image.sh
 #   ETCD_BIN      etcd binary to pack (default: etcd from PATH)
 #   ETCDCTL_BIN   etcdctl to pack (default: the one beside the etcd binary, else etcdctl from PATH)
 set -euo pipefail
