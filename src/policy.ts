@@ -62,12 +62,13 @@ export const POLICY = {
    * `queueHorizonMs` at its recent pace — a second: well inside a call's 5 s deadline, and short enough that a
    * renewal at Mastra's cadence is not queued for longer than its TTL can spare (a 3 s TTL renews every second) —
    * and by `maxQueued` whatever the pace (memory: each waiting operation holds its request); past the bound the least
-   * urgent operation is shed with ELEASE_OVERLOADED.
+   * urgent operation is shed with ELEASE_OVERLOADED, and a warning says so at most once every `shedNoticeEveryMs`.
    */
   commit: {
     inFlight: { min: 4, max: 32, tolerance: 2, floorWindowMs: 10_000 },
     queueHorizonMs: 1000,
     maxQueued: 20_000,
+    shedNoticeEveryMs: 10_000,
   },
   /**
    * Least time between two writes that test whether etcd's NOSPACE alarm was cleared (commit/space-alarm.ts): a busy
@@ -79,8 +80,11 @@ export const POLICY = {
    * Longest a renew waits in the group committer for other operations to share its transaction (also never more
    * than a twentieth of its TTL, nor past one attempt timeout before the lease it protects could end:
    * commit/renew-delay.ts). Held leases renew on their own timers; without the wait each renew is a Raft proposal.
+   * A renew waits only if at least `renewMinCompany` other operations are expected within its wait: fewer would save
+   * next to nothing and cost the renew its wait (a provider renewing a handful of keys sends at once).
    */
   renewCoalesceMs: 250,
+  renewMinCompany: 8,
   /** How often a request is re-run when the key changed under it within one attempt (release chasing a rewrite). */
   maxStepsPerAttempt: 4,
   /** How many ids one pooled-lease grant tries when etcd already knows the chosen one (each try costs a round trip). */

@@ -34,7 +34,7 @@ export interface BackendParts {
 }
 
 /** What a renewal call renews: the key's stored value, for how long. */
-export interface Renewal {
+interface Renewal {
   readonly value: Buffer;
   readonly ttlMs: number;
 }

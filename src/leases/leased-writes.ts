@@ -6,7 +6,7 @@ import type { AttemptContext } from '../transport/call-runner.js';
 import { untilStopped } from '../transport/stop-signal.js';
 
 /** Where the leases of some writes come from (a LeasePool, the consumer-group Session), told of one etcd no longer knows. */
-export interface LeaseSource {
+interface LeaseSource {
   invalidate(leaseId: string): void;
 }
 
