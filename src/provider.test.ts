@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { EtcdLeaseProviderOptions } from './config/options.js';
 import { EtcdCore } from './core/etcd-core.js';
 import { ProviderClosedError } from './errors/closed.js';
 import { createLeaseProvider, EtcdLeaseProvider } from './provider.js';
@@ -7,6 +8,10 @@ import { createLeaseProvider, EtcdLeaseProvider } from './provider.js';
 const options = { hosts: '127.0.0.1:1' };
 
 describe('createLeaseProvider: internals for one provider only', () => {
+  it('the public constructor takes options alone (npm run typecheck checks this)', () => {
+    expectTypeOf<ConstructorParameters<typeof EtcdLeaseProvider>>().toEqualTypeOf<[options: EtcdLeaseProviderOptions]>();
+  });
+
   it('the provider it builds gets the internals; the next one built with `new` gets none', async () => {
     const core = new EtcdCore(options);
     const inner = createLeaseProvider(options, { core, closedAs: 'EtcdPubSub' });
