@@ -119,6 +119,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
    * owner and metadata already hold it; otherwise reports the holder. The last two arguments may also be
    * `(call)` alone, as before metadata existed.
    */
+  acquireLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResult>;
+  acquireLease(key: string, owner: string, ttlMs: number, metadata: string | undefined, call?: LeaseCallOptions): Promise<AcquireResult>;
   acquireLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<AcquireResult> {
     // Not an async function (hot path: no frame of its own); every error still arrives as a rejection.
     try {
@@ -135,6 +137,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   /** `true` while `owner` (with exactly this `metadata`) holds `key`; it then lasts at least `ttlMs` more. */
+  renewLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean>;
+  renewLease(key: string, owner: string, ttlMs: number, metadata: string | undefined, call?: LeaseCallOptions): Promise<boolean>;
   renewLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<boolean> {
     // Not an async function (every held lease renews all the time); every error still arrives as a rejection.
     try {
@@ -150,6 +154,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   /** Deletes `key` if `owner` (with exactly this `metadata`) holds it; otherwise does nothing. */
+  releaseLease(key: string, owner: string, call?: LeaseCallOptions): Promise<void>;
+  releaseLease(key: string, owner: string, metadata: string | undefined, call?: LeaseCallOptions): Promise<void>;
   async releaseLease(key: string, owner: string, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<void> {
     const args = splitMetadata('metadata', metadata, call);
     const etcdKey = this.checkKey('releaseLease', key, owner);
@@ -161,6 +167,16 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
    * Hands `key` from `fromOwner` (with `fromMetadata`) to `toOwner` (stored with `toMetadata`) without it ever being
    * free. `false` when `fromOwner` no longer holds it. `(…, ttlMs, call)` is accepted as before metadata existed.
    */
+  transferLease(key: string, fromOwner: string, toOwner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean>;
+  transferLease(
+    key: string,
+    fromOwner: string,
+    toOwner: string,
+    ttlMs: number,
+    fromMetadata: string | undefined,
+    toMetadata?: string,
+    call?: LeaseCallOptions,
+  ): Promise<boolean>;
   async transferLease(
     key: string,
     fromOwner: string,

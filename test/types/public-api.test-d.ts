@@ -41,6 +41,8 @@ describe('acquireLease', () => {
     void provider.acquireLease('k', 'run-1', 30_000, { timeoutMs: 5 });
     // @ts-expect-error run metadata is a string, not an object of fields
     void provider.acquireLease('k', 'run-1', 30_000, { runId: 'r' }, { signal });
+    // @ts-expect-error call options come once: 4th without metadata, 5th after it
+    void provider.acquireLease('k', 'run-1', 30_000, { signal }, { signal });
   });
 });
 
@@ -53,6 +55,8 @@ describe('renewLease', () => {
     void provider.renewLease('k', 'run-1', 30_000, 7);
     // @ts-expect-error no TTL
     void provider.renewLease('k', 'run-1');
+    // @ts-expect-error call options come once: 4th without metadata, 5th after it
+    void provider.renewLease('k', 'run-1', 30_000, { signal }, { signal });
   });
 });
 
@@ -78,6 +82,8 @@ describe('transferLease', () => {
   it('refuses call options where the new holder\'s metadata goes, and a missing TTL', () => {
     // @ts-expect-error the 6th argument is toMetadata (a string); call options come 5th or 7th
     void provider.transferLease('k', 'run-1', 'run-2', 30_000, 'from-meta', { signal });
+    // @ts-expect-error after call options nothing follows: toMetadata needs fromMetadata before it
+    void provider.transferLease('k', 'run-1', 'run-2', 30_000, { signal }, 'to-meta');
     // @ts-expect-error no TTL
     void provider.transferLease('k', 'run-1', 'run-2');
   });
