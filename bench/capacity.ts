@@ -2,17 +2,21 @@
  * How many leases one 3-member cluster holds here, and what holding them costs this process. Opt-in (minutes long,
  * not part of `npm run bench`); run it under the cluster lock like every benchmark:
  *
- *   npm run bench:capacity -- [--steps 10000,15000,20000,30000,50000,70000,100000] [--ttl 15] [--p99-limit-ms 1000] [--check]
- *                             [--profile DIR]
+ *   npm run bench:capacity -- [--steps 10000,15000,20000,30000,50000,70000,100000] [--ttl 15] [--p99-limit-ms 1000]
+ *                             [--resolution 0.05] [--overload 1.5] [--overload-seconds 30] [--check] [--profile DIR]
  *   npm run bench:capacity -- --hold-minutes 10 [--keys 10000]
  *
  * Steps: for each count, a fresh provider takes that many keys and renews each every TTL/3 on its own timer (as
  * Mastra does); over one steady window it reports renewals/s, renew p50/p99, committed proposals/s, members' and
  * client CPU, and this process's RSS (after a full GC) while the keys are held. It stops after the first step
- * whose renew p99 passes the limit or that had failed renewals: the previous step is the capacity. Then PASS/FAIL
- * against the capacity target (bench/targets.ts: 100 000 leases at TTL 15 s, renew p99 < 1 s, none failed, ≤ 10
- * committed proposals/s per 1000 leases); `--check` exits 2 when it fails. `--profile DIR` records a CPU profile of
- * this process over each step's window (DIR/capacity-<leases>.cpuprofile) and prints where it went per renewal.
+ * whose renew p99 passes the limit or that had failed renewals, then bisects between that step and the one before
+ * until they are within `--resolution` of each other: the highest count that held is the capacity at that TTL,
+ * printed on its own line. `--overload F` (0 to skip) then holds F × the capacity for `--overload-seconds` and says
+ * how the provider degraded: the share of keys held throughout, renewals by result (answered, shed with
+ * ELEASE_OVERLOADED, out of time), the slowest call against its deadline, and RSS. Then PASS/FAIL against the
+ * capacity target (bench/targets.ts: 100 000 leases at TTL 15 s, renew p99 < 1 s, none failed, ≤ 10 committed
+ * proposals/s per 1000 leases); `--check` exits 2 when it fails. `--profile DIR` records a CPU profile of this process
+ * over each step's window (DIR/capacity-<leases>.cpuprofile) and prints where it went per renewal.
  *
  * --hold-minutes: holds `--keys` keys that long and samples RSS and JS heap (after GC) every 30 s: a leak shows
  * as growth that goes on after the first minutes.
@@ -20,15 +24,16 @@
 import { parseArgs } from 'node:util';
 import { Etcd3 } from 'etcd3';
 import type { Redis } from 'ioredis';
-import { startCluster } from '../cluster/cluster.js';
+import { startCluster } from '../launcher/cluster.js';
 import { ClusterMeter } from './cluster-meter.js';
 import { providerHold } from './hold-cost/designs.js';
 import { formatHoldTable } from './hold-cost/hold-table.js';
 import { measureHold, type HoldResult } from './hold-cost/measure-hold.js';
+import { formatOverload, measureOverload } from './hold-cost/overload-hold.js';
 import { sampleMemory } from './memory.js';
 import { profiledWindow } from './profile/profiled-window.js';
 import { formatChecks } from './report.js';
-import { EtcdReset } from './reset.js';
+import { EtcdReset, revokeAllLeases } from './reset.js';
 import { checkCapacity } from './targets.js';
 
 const { values } = parseArgs({
@@ -36,6 +41,9 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '10000,15000,20000,30000,50000,70000,100000' },
     ttl: { type: 'string', default: '15' },
     'p99-limit-ms': { type: 'string', default: '1000' },
+    resolution: { type: 'string', default: '0.05' },
+    overload: { type: 'string', default: '1.5' },
+    'overload-seconds': { type: 'string', default: '30' },
     'hold-minutes': { type: 'string' },
     keys: { type: 'string', default: '10000' },
     check: { type: 'boolean', default: false },
@@ -70,7 +78,8 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
   const base = sampleMemory('before');
   const results: HoldResult[] = [];
   const rss: Array<{ keys: number; rssMb: number; heapMb: number }> = [];
-  for (const keys of counts) {
+  const holds = (r: HoldResult) => r.error === undefined && r.failures === 0 && r.renewP99Ms <= p99LimitMs;
+  const step = async (keys: number): Promise<HoldResult> => {
     log(`holding ${keys} leases at TTL ${ttlMs / 1000} s…`);
     const r = await measureHold(providerHold, { keys, ttlMs }, clients, meter, reset, `cap-${keys}`, {
       windowMs: Math.max(10_000, (2 * ttlMs) / 3),
@@ -83,24 +92,48 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
     results.push(r);
     const failure = r.firstFailure === undefined ? '' : ` (first: ${r.firstFailure})`;
     log(r.error ? `could not hold: ${r.error}` : `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed${failure}, took ${r.setupS.toFixed(0)} s to acquire`);
-    if (r.error !== undefined || r.failures > 0 || r.renewP99Ms > p99LimitMs) break;
+    return r;
+  };
+  let held: number | undefined;
+  let failed: number | undefined;
+  for (const keys of counts) {
+    if (!holds(await step(keys))) {
+      failed = keys;
+      break;
+    }
+    held = keys;
+  }
+  // Between the last count that held and the first that did not: halve the gap until it is within the resolution.
+  const resolution = Number(values.resolution);
+  while (held !== undefined && failed !== undefined && failed - held > Math.max(100, resolution * held)) {
+    const mid = Math.round((held + failed) / 2 / 100) * 100;
+    if (holds(await step(mid))) held = mid;
+    else failed = mid;
   }
   console.log('');
-  console.log(formatHoldTable(results));
+  console.log(formatHoldTable([...results].sort((a, b) => a.keys - b.keys)));
   console.log('');
   for (const m of rss) console.log(`${m.keys} leases held: RSS +${mb(m.rssMb)} over the process before the provider (JS heap +${mb(m.heapMb)}), ${((m.rssMb / m.keys) * 10_000).toFixed(0)} MB per 10k`);
-  const within = results.filter((r) => r.error === undefined && r.failures === 0 && r.renewP99Ms <= p99LimitMs);
-  const limit = within.at(-1);
   console.log(
-    limit
-      ? `capacity at TTL ${ttlMs / 1000} s with renew p99 ≤ ${p99LimitMs} ms: at least ${limit.keys} leases` +
-          (within.length === results.length ? ' (every step held; the machine limit lies beyond)' : `; the next step, ${results.at(-1)!.keys}, did not hold`)
-      : 'even the first step did not hold',
+    held === undefined
+      ? 'even the first step did not hold'
+      : `capacity at TTL ${ttlMs / 1000} s (renew p99 ≤ ${p99LimitMs} ms, no renewal failed): ${held} leases, ${((held * 3000) / ttlMs).toFixed(0)} renewals/s` +
+          (failed === undefined ? ' (every step held; the machine limit lies beyond)' : `; ${failed} did not hold`),
   );
   const checks = checkCapacity(results);
   console.log('');
   console.log(formatChecks(checks, true));
   if (values.check && checks.some((c) => c.verdict === 'FAIL')) exitCode = 2;
+  const factor = Number(values.overload);
+  if (held === undefined || !(factor > 0)) return;
+  // Every step held: the highest is no capacity, and a multiple of it need not be past one.
+  if (failed === undefined) return log('no overload step: no step failed, so no capacity was found (add higher --steps)');
+  const keys = Math.round(factor * held);
+  log(`holding ${keys} leases (${factor}× capacity) for ${values['overload-seconds']} s…`);
+  const r = await measureOverload(hosts, keys, ttlMs, Number(values['overload-seconds']) * 1000, `over-${keys}`);
+  await revokeAllLeases(etcd);
+  await reset.run();
+  console.log(formatOverload(r, held));
 }
 
 async function longHold(minutes: number, keys: number): Promise<void> {

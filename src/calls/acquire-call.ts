@@ -1,14 +1,12 @@
 import type { PooledLease } from '../leases/lease-choice.js';
 import type { AttemptContext } from '../transport/call-runner.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';
-import { refreshHeld, type HeldKeyRequest } from './refresh-held.js';
+import type { LeaseRequest } from './lease-request.js';
+import { refreshHeld } from './refresh-held.js';
 
-/** One acquire, as the provider validated it. */
-export type AcquireRequest = HeldKeyRequest;
-
-export type AcquireAnswer = { acquired: true; revision: string } | { acquired: false; holder?: Buffer };
+type AcquireAnswer = { acquired: true; revision: string } | { acquired: false; holder?: Buffer };
 
 /**
  * One attempt of acquireLease: take the key if it is free, else learn its holder (operations/acquire.ts); if that is
@@ -19,14 +17,14 @@ export type AcquireAnswer = { acquired: true; revision: string } | { acquired: f
  * allocation of the hot path. Waiting for a grant, or a key that vanished between the read and the refresh,
  * continues in `acquireSteps`.
  */
-export function acquireAttempt(backend: LeaseBackend, request: AcquireRequest, attempt: AttemptContext): Promise<AcquireAnswer> {
+export function acquireAttempt(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext): Promise<AcquireAnswer> {
   const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
   // Waiting for a grant: once it is there (or the call ended), the steps start over and find it in the pool.
   if (lease instanceof Promise) return lease.then(() => acquireSteps(backend, request, attempt, 0));
   return acquireStep(backend, request, attempt, lease).then((answer) => answer ?? acquireSteps(backend, request, attempt, 1));
 }
 
-async function acquireSteps(backend: LeaseBackend, request: AcquireRequest, attempt: AttemptContext, firstStep: number): Promise<AcquireAnswer> {
+async function acquireSteps(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext, firstStep: number): Promise<AcquireAnswer> {
   for (let step = firstStep; step < POLICY.maxStepsPerAttempt; step++) {
     const answer = await acquireStep(backend, request, attempt, await backend.leaseFor(request.ttlMs, request.sentAt, attempt));
     if (answer !== undefined) return answer;
@@ -35,7 +33,7 @@ async function acquireSteps(backend: LeaseBackend, request: AcquireRequest, atte
 }
 
 /** One acquire transaction on `lease`, and the refresh of our own version if it read one; undefined: the key vanished in between. */
-function acquireStep(backend: LeaseBackend, request: AcquireRequest, attempt: AttemptContext, lease: PooledLease): Promise<AcquireAnswer | undefined> {
+function acquireStep(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext, lease: PooledLease): Promise<AcquireAnswer | undefined> {
   const { etcdKey, keyId, value } = request;
   const txn = backend.ops.acquire.txn(etcdKey, value, lease.id);
   return backend.commit(etcdKey, txn, attempt, lease).then((answer): AcquireAnswer | Promise<AcquireAnswer | undefined> => {

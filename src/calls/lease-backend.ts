@@ -1,12 +1,12 @@
-import { TaskCancelledError } from 'cockatiel';
-import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
 import type { LeaseClock } from '../clock/lease-clock.js';
 import type { GroupCommitter, SubmitOptions } from '../commit/group-committer.js';
-import { SupersededInLane, type KeyLanes } from '../commit/key-lanes.js';
-import { EtcdNoSpaceError } from '../errors/no-space.js';
-import { EtcdOverloadedError } from '../errors/overloaded.js';
+import type { KeyLanes, TakeOver } from '../commit/key-lanes.js';
+import { Superseded } from '../commit/superseded.js';
 import { unstacked } from '../commit/unstacked.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
 import type { PooledLease } from '../leases/lease-choice.js';
+import { LeasedWrites } from '../leases/leased-writes.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TimeToLiveAnswer } from '../leases/lease-ttl.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
@@ -33,6 +33,12 @@ export interface BackendParts {
   readonly renewCoalesceMs: number;
 }
 
+/** What a renewal call renews: the key's stored value, for how long. */
+interface Renewal {
+  readonly value: Buffer;
+  readonly ttlMs: number;
+}
+
 /** The calls that put a key (and so are refused under etcd's NOSPACE alarm); a release only deletes. */
 const PUTTING = new Set(['acquireLease', 'renewLease', 'transferLease']);
 
@@ -42,7 +48,11 @@ const PUTTING = new Set(['acquireLease', 'renewLease', 'transferLease']);
  * the group committer.
  */
 export class LeaseBackend {
-  constructor(readonly parts: BackendParts) {}
+  private readonly writes: LeasedWrites;
+
+  constructor(readonly parts: BackendParts) {
+    this.writes = new LeasedWrites(parts.committer, parts.pool);
+  }
 
   get clock(): LeaseClock {
     return this.parts.clock;
@@ -64,14 +74,17 @@ export class LeaseBackend {
    * One call that writes `etcdKey`: it waits for earlier calls on the key, then runs `attempt` until it succeeds,
    * fails for good or runs out of budget. The lane is held for the whole call, retries included.
    *
-   * `renewOf`: the call is a renewal of the key by that stored value. A renewal of the key by the same value that
-   * still waits — for its turn, or in the committer's queue — is then superseded by this one and fails with
-   * EtcdOverloadedError without being sent: this one reaches further at the same cost. Only while this one can still
-   * take over, though: made one attempt timeout or less before the window of the key's last write ends, its own window
-   * would begin after that end and leave the holder a gap that the earlier renewal, once sent, closes. (Renewals on a
-   * timer, as Mastra sends them, only overlap when etcd answers slower than the timer ticks.)
+   * `renewal`: the call is a renewal of the key by that stored value for that TTL. A renewal of the key by the same
+   * value and TTL that still waits — for its turn, or in the committer's queue — is then superseded by this one: it is
+   * not sent, and settles like this one (within its own deadline), since this one reaches further at the same cost.
+   * That answer is true for the earlier call too: this one is made while the window of the key's last write still
+   * runs, and its own window (made later, for the same TTL) ends later, so the two cover the earlier call's. Only while
+   * this one can take over, though: made one attempt timeout or less before that window ends, its own would begin
+   * after the end and leave the holder a gap that the earlier renewal, once sent, closes; and not when this call
+   * carries its caller's signal, whose abort would fail the earlier call too. (Renewals on a timer, as Mastra sends
+   * them, only overlap when etcd answers slower than the timer ticks.)
    */
-  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewOf?: Buffer): Promise<T> {
+  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewal?: Renewal): Promise<T> {
     const { runner, lanes, committer } = this.parts;
     const now = performance.now();
     // etcd reported its NOSPACE alarm: fail before choosing a lease (a grant is a write too) or waiting for a turn.
@@ -82,23 +95,33 @@ export class LeaseBackend {
     // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
     const leave = lanes.tryEnter(keyId);
     if (leave === undefined) {
-      const tag = renewOf !== undefined && this.canTakeOver(keyId, renewOf) ? renewOf.toString('latin1') : undefined;
-      const replaces = tag !== undefined && committer.supersede(keyId, tag);
-      if (!replaces && committer.shedsAt(this.dueAt(keyId, renewOf, now))) return Promise.reject(committer.shedError(operation));
-      return this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, tag);
+      const outcome = renewal !== undefined && budget.signals === undefined && this.canTakeOver(keyId, renewal.value) ? new Outcome<T>() : undefined;
+      const takeOver = outcome === undefined ? undefined : { tag: renewalTag(renewal!.value, renewal!.ttlMs), outcome: outcome.promise };
+      const replaces = takeOver !== undefined && committer.supersede(keyId, takeOver.tag, takeOver.outcome);
+      if (!replaces && committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) return Promise.reject(committer.shedError(operation));
+      const result = this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, takeOver);
+      outcome?.settleLike(result);
+      return result;
     }
     // Past capacity, a call the committer would shed as it came is shed before it costs a scope, a lease or a Txn:
     // what the process spends on calls it cannot serve it takes from those it can.
-    if (committer.shedsAt(this.dueAt(keyId, renewOf, now))) {
+    if (committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) {
       leave();
       return Promise.reject(committer.shedError(operation));
     }
     const scope = runner.open(operation, budget);
-    // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
-    return runner.attempts(scope, attempt, true).finally(() => {
-      leave();
-      scope.dispose();
-    });
+    // Every wait of an attempt ends with its signal (the committer's submit, a grant's, the TTL read's): no race needed.
+    return runner.attempts(scope, attempt, true).then(
+      (value) => {
+        leave();
+        scope.dispose();
+        return value;
+      },
+      (error: unknown) => {
+        leave(); // first: a call that superseded this one waits for the key's turn
+        return follow<T>(scope, error).finally(() => scope.dispose());
+      },
+    );
   }
 
   /**
@@ -113,20 +136,24 @@ export class LeaseBackend {
   }
 
   /** `write` when an earlier call on the key still runs: wait for its turn first. */
-  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>, tag: string | undefined): Promise<T> {
+  private async writeAfterTurn<T>(scope: CallScope, keyId: string, attempt: (ctx: AttemptContext) => Promise<T>, takeOver: TakeOver | undefined): Promise<T> {
     try {
       let leave: () => void;
       try {
-        leave = await this.parts.lanes.enter(keyId, scope.signal, tag);
+        leave = await this.parts.lanes.enter(keyId, scope.signal, takeOver);
       } catch (error) {
-        if (error instanceof SupersededInLane) throw this.superseded(scope.operation);
+        if (error instanceof Superseded) return await follow<T>(scope, error);
         throw scope.giveUpError();
       }
+      let result: T;
       try {
-        return await this.parts.runner.attempts(scope, attempt, true);
-      } finally {
-        leave();
+        result = await this.parts.runner.attempts(scope, attempt, true);
+      } catch (error) {
+        leave(); // first: a call that superseded this one waits for the key's turn
+        return await follow<T>(scope, error);
       }
+      leave();
+      return result;
     } finally {
       scope.dispose();
     }
@@ -139,44 +166,26 @@ export class LeaseBackend {
     return believedUntil !== undefined && this.parts.clock.now() < believedUntil - this.parts.runner.timeouts.baseMs;
   }
 
-  private superseded(operation: string): EtcdOverloadedError {
-    const { queued } = this.parts.committer.load;
-    return unstacked(() => new EtcdOverloadedError(operation, 'superseded', queued, 0));
-  }
-
   /**
    * A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`: at once when one fits, else
    * once its grant answers — or rejects when the call ends first.
    */
   leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
-    const lease = this.parts.pool.leaseFor(ttlMs, sentAt);
+    const lease = this.writes.granted(this.parts.pool.leaseFor(ttlMs, sentAt), attempt);
     if (!(lease instanceof Promise)) return lease;
-    return untilStopped(attempt.signal, lease).then(
-      (granted) => {
-        // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
-        if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
-        return granted;
-      },
-      (error: unknown) => {
-        // etcd refuses grants under the NOSPACE alarm too: the committer then stops sending writes as well.
-        if (error instanceof EtcdNoSpaceError) this.parts.committer.spaceAlarm.raise(performance.now());
-        throw error;
-      },
-    );
+    return lease.catch((error: unknown) => {
+      // etcd refuses grants under the NOSPACE alarm too: the committer then stops sending writes as well.
+      if (error instanceof EtcdNoSpaceError) this.parts.committer.spaceAlarm.raise(performance.now());
+      throw error;
+    });
   }
 
   /**
    * One transaction through the group committer, as part of `attempt`; `how` schedules a renewal's (renewSchedule).
    * The committer's errors name the call (the attempt's signal is its scope).
    */
-  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, how?: SubmitOptions): Promise<TxnOutcome> {
-    try {
-      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal, how ?? { operation: operationOf(attempt) });
-    } catch (error) {
-      // etcd no longer knows the lease (revoked, or lost with the cluster's data): drop it so the retry picks another.
-      if (lease !== undefined && error instanceof EtcdLeaseInvalidError) this.parts.pool.invalidate(lease.id);
-      throw error;
-    }
+  commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, how?: SubmitOptions): Promise<TxnOutcome> {
+    return this.writes.commit(etcdKey, txn, attempt, lease?.id, how ?? { operation: operationOf(attempt) });
   }
 
   /**
@@ -188,7 +197,7 @@ export class LeaseBackend {
    *   under load the renewals closest to their lease's end are sent first, and each while the one before still
    *   holds — the renewal sent is the latest (supersede), and its own window starts before that end, so the holder's
    *   windows join without a gap; without a known end (a key written elsewhere) it is due now;
-   * - `renewOf` lets a later renewal by the same value supersede it while it waits.
+   * - `renewOf` lets a later renewal by the same value for the same TTL supersede it while it waits.
    */
   renewSchedule(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext, mayWait: boolean): SubmitOptions {
     const { clock, tenures } = this.parts;
@@ -199,7 +208,7 @@ export class LeaseBackend {
     const waits = mayWait && attempt.attempt === 0 && this.parts.renewCoalesceMs > 0;
     return {
       operation: 'renewLease',
-      renewOf: value.toString('latin1'),
+      renewOf: renewalTag(value, ttlMs),
       mayWaitMs: waits ? renewDelayMs({ now, ttlMs, windowMs: this.parts.renewCoalesceMs, protectedUntil, marginMs }) : 0,
       // The committer's clock is performance.now(); LeaseClock never runs slower, so this is never later than meant.
       urgentAt: believedUntil === undefined ? undefined : performance.now() + (believedUntil - marginMs - now),
@@ -228,4 +237,33 @@ export class LeaseBackend {
 /** The name of the call `attempt` belongs to: CallRunner hands each attempt its call's scope as the signal. */
 function operationOf(attempt: AttemptContext): string {
   return attempt.signal instanceof CallScope ? attempt.signal.operation : 'commit';
+}
+
+/** A renewal's identity for superseding: of two renewals of one key by one value for one TTL, the later reaches further. */
+function renewalTag(value: Buffer, ttlMs: number): string {
+  return `${ttlMs}/${value.toString('latin1')}`;
+}
+
+/** A superseded call settles like the call that took its place, within its own deadline; any other error stands. */
+function follow<T>(scope: CallScope, error: unknown): Promise<T> {
+  return error instanceof Superseded ? scope.race(error.by as Promise<T>) : Promise.reject(error);
+}
+
+/** The result of a call that may take other calls' places, made before the call itself (they are superseded as it starts). */
+class Outcome<T> {
+  readonly promise: Promise<T>;
+  private resolve!: (value: T) => void;
+  private reject!: (error: unknown) => void;
+
+  constructor() {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.promise.catch(() => {}); // followed by the calls it superseded, if any; none may leave it unhandled
+  }
+
+  settleLike(result: Promise<T>): void {
+    result.then(this.resolve, this.reject);
+  }
 }

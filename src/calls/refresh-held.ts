@@ -4,22 +4,11 @@ import { rangeValue, type KeyValue } from '../operations/etcd-txn.js';
 import { readTxn } from '../operations/read-lease.js';
 import { refreshChoice, type HeldVersion, type RefreshOutcome } from '../operations/refresh-own.js';
 import type { AttemptContext } from '../transport/call-runner.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import { adoptForeign } from './adopt-foreign.js';
 import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';
-
-/** A call that keeps a key for `value` (an acquire, renew or transfer, as the provider validated it). Times are LeaseClock ms. */
-export interface HeldKeyRequest {
-  readonly etcdKey: Buffer;
-  /** `etcdKey` as a latin1 string: the key's identity in the provider's tables, computed once per call. */
-  readonly keyId: string;
-  /** Stored value: owner and metadata (keys/lease-value.ts). */
-  readonly value: Buffer;
-  readonly ttlMs: number;
-  /** When the caller made the call: the lease must last until sentAt + ttlMs. */
-  readonly sentAt: number;
-}
+import type { LeaseRequest } from './lease-request.js';
 
 /** How a refresh of a key its value holds ended: written (the key lasts until the call's need), or not held. */
 export type RefreshAnswer = { kind: 'written'; revision: string } | { kind: 'not-held'; kv?: KeyValue };
@@ -39,7 +28,7 @@ export type StepSchedule = (first: boolean) => SubmitOptions | undefined;
  */
 export function refreshHeld(
   backend: LeaseBackend,
-  request: HeldKeyRequest,
+  request: LeaseRequest,
   attempt: AttemptContext,
   version: HeldVersion | undefined,
   operation: string,
@@ -58,7 +47,7 @@ export function refreshHeld(
 
 async function refreshSteps(
   backend: LeaseBackend,
-  request: HeldKeyRequest,
+  request: LeaseRequest,
   attempt: AttemptContext,
   start: HeldVersion | undefined,
   operation: string,
@@ -96,7 +85,7 @@ async function refreshSteps(
 /** One pinned refresh of `version` on the call's `lease`; a write is remembered with the lease it left the key on. */
 function refreshVersion(
   backend: LeaseBackend,
-  request: HeldKeyRequest,
+  request: LeaseRequest,
   attempt: AttemptContext,
   version: HeldVersion,
   lease: PooledLease,

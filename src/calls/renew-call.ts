@@ -1,6 +1,7 @@
 import type { AttemptContext } from '../transport/call-runner.js';
 import type { LeaseBackend } from './lease-backend.js';
-import { refreshHeld, type HeldKeyRequest } from './refresh-held.js';
+import type { LeaseRequest } from './lease-request.js';
+import { refreshHeld } from './refresh-held.js';
 
 /**
  * One attempt of renewLease: true while `value` holds the key, which then lasts until sentAt + ttlMs at least.
@@ -10,7 +11,7 @@ import { refreshHeld, type HeldKeyRequest } from './refresh-held.js';
  * (commit/renew-delay.ts): a later step follows a read the caller waits on. Every step is due by how soon the key's
  * current lease could end (LeaseBackend.renewSchedule).
  */
-export function renewAttempt(backend: LeaseBackend, request: HeldKeyRequest, attempt: AttemptContext): Promise<boolean> {
+export function renewAttempt(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext): Promise<boolean> {
   const { keyId, value, ttlMs } = request;
   const version = backend.tenures.versionOf(keyId, value);
   const schedule = (first: boolean) => backend.renewSchedule(keyId, value, ttlMs, attempt, first);

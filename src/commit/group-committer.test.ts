@@ -4,6 +4,7 @@ import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
 import { EtcdNoSpaceError } from '../errors/no-space.js';
 import { EtcdOverloadedError } from '../errors/overloaded.js';
 import { GroupCommitter } from './group-committer.js';
+import { Superseded } from './superseded.js';
 
 // Pure scheduling logic: the "server" here only records what it was sent. Real etcd behaviour of
 // batches is covered by the cluster suites.
@@ -331,7 +332,7 @@ describe('group commit', () => {
       const tied = c.submit(Buffer.from('d'), req('d'), far(), undefined, at(20)).catch((e: unknown) => e); // as urgent as 'c', but newer
       const shed = await relaxed;
       expect(shed).toBeInstanceOf(EtcdOverloadedError);
-      expect(shed).toMatchObject({ code: 'ELEASE_OVERLOADED', retryable: false, reason: 'shed', operation: 'renewLease' });
+      expect(shed).toMatchObject({ code: 'ELEASE_OVERLOADED', retryable: false, operation: 'renewLease' });
       expect(await tied).toBeInstanceOf(EtcdOverloadedError);
       expect(c.pending).toBe(2);
       r.hold(false);
@@ -340,16 +341,19 @@ describe('group commit', () => {
       expect(tags(r.sent)).toEqual(['x', 'b', 'c']);
     });
 
-    it('a later renewal of the same key and value supersedes one still waiting; another value does not', async () => {
+    it("a later renewal of the same key and value supersedes one still waiting, handing it the later one's outcome; another value does not", async () => {
       const r = recorder();
       r.hold(true);
       const c = new GroupCommitter(r.send, opts);
       const busy = c.submit(Buffer.from('x'), req('x'), far());
       const waiting = c.submit(Buffer.from('k'), req('k'), far(), undefined, { renewOf: 'A', operation: 'renewLease' }).catch((e: unknown) => e);
-      expect(c.supersede('k', 'B')).toBe(false);
-      expect(c.supersede('k', 'A')).toBe(true);
-      expect(await waiting).toMatchObject({ code: 'ELEASE_OVERLOADED', reason: 'superseded' });
-      expect(c.supersede('x', 'A')).toBe(false); // already sent: it goes on
+      const later = Promise.resolve(true);
+      expect(c.supersede('k', 'B', later)).toBe(false);
+      expect(c.supersede('k', 'A', later)).toBe(true);
+      const superseded = await waiting;
+      expect(superseded).toBeInstanceOf(Superseded);
+      expect((superseded as Superseded).by).toBe(later);
+      expect(c.supersede('x', 'A', later)).toBe(false); // already sent: it goes on
       r.hold(false);
       r.release();
       await busy;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KeyLanes, SupersededInLane } from './key-lanes.js';
+import { KeyLanes } from './key-lanes.js';
+import { Superseded } from './superseded.js';
 
 const never = new AbortController().signal;
 
@@ -68,24 +69,28 @@ describe('key lanes', () => {
     expect(lanes.size).toBe(0);
   });
 
-  it('a waiting call is superseded by a later one with the same tag; other tags and untagged calls keep their places', async () => {
+  it("a waiting call is superseded by a later one with the same tag, and is handed that one's outcome; other tags and untagged calls keep their places", async () => {
     const lanes = new KeyLanes();
     const leaveFirst = lanes.tryEnter('k')!;
     const order: string[] = [];
-    const call = (name: string, tag?: string) =>
-      lanes.enter('k', never, tag).then(
+    const outcomes = new Map<string, Promise<unknown>>();
+    const call = (name: string, tag?: string) => {
+      const outcome = Promise.resolve(`${name}'s outcome`);
+      outcomes.set(name, outcome);
+      return lanes.enter('k', never, tag === undefined ? undefined : { tag, outcome }).then(
         (leave) => {
           order.push(name);
           leave();
         },
-        (error: unknown) => order.push(`${name} ${error instanceof SupersededInLane ? 'superseded' : 'failed'}`),
+        (error: unknown) => order.push(`${name} ${error instanceof Superseded && error.by === outcomes.get('renew A 2') ? 'superseded by renew A 2' : 'failed'}`),
       );
+    };
     const calls = [call('renew A 1', 'A'), call('release'), call('renew B', 'B'), call('renew A 2', 'A')];
     await new Promise((r) => setImmediate(r));
-    expect(order).toEqual(['renew A 1 superseded']);
+    expect(order).toEqual(['renew A 1 superseded by renew A 2']);
     leaveFirst();
     await Promise.all(calls);
-    expect(order).toEqual(['renew A 1 superseded', 'release', 'renew B', 'renew A 2']);
+    expect(order).toEqual(['renew A 1 superseded by renew A 2', 'release', 'renew B', 'renew A 2']);
     expect(lanes.size).toBe(0);
   });
 });

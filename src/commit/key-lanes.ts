@@ -1,20 +1,16 @@
 import type { StopSignal } from '../transport/stop-signal.js';
+import { Superseded } from './superseded.js';
 
-/**
- * A call that was waiting for its turn on a key when a later call with the same tag (a renewal of the key by the same
- * owner and metadata) came: the later one takes its place.
- */
-export class SupersededInLane extends Error {
-  constructor() {
-    super('superseded by a later call of the same kind on this key');
-    this.name = 'SupersededInLane';
-  }
+/** A call that takes the place of earlier waiting calls with its tag; they settle like `outcome`, its own result. */
+export interface TakeOver {
+  readonly tag: string;
+  readonly outcome: Promise<unknown>;
 }
 
 interface Waiter {
   readonly turn: () => void;
   readonly tag: string | undefined;
-  readonly superseded: () => void;
+  readonly superseded: (by: Promise<unknown>) => void;
 }
 
 /**
@@ -27,7 +23,7 @@ interface Waiter {
  *
  * A waiting call with a tag is superseded by a later call with the same tag: of two renewals of one key by one owner
  * waiting behind a slow call, only the later is worth sending (it renews further), and a key renewed on a timer while
- * etcd lags would otherwise gather one waiting call per tick.
+ * etcd lags would otherwise gather one waiting call per tick. The earlier one then settles like the later (superseded.ts).
  */
 export class KeyLanes {
   /** Keys with a call in progress, each with the calls waiting for their turn, in the order they came. */
@@ -46,16 +42,18 @@ export class KeyLanes {
 
   /**
    * Waits for the calls queued before this one on `keyId`, then resolves with the function that lets the next
-   * one go. Rejects with the signal's reason if `signal` aborts while waiting, and with SupersededInLane when a
-   * later call with the same `tag` comes first; the calls behind it keep their order.
+   * one go. Rejects with the signal's reason if `signal` aborts while waiting. With `takeOver`, calls waiting with the
+   * same tag are superseded by this one: they reject with `Superseded`, carrying this call's `outcome` for them to
+   * follow; the calls behind them keep their order.
    */
-  async enter(keyId: string, signal: StopSignal, tag?: string): Promise<() => void> {
+  async enter(keyId: string, signal: StopSignal, takeOver?: TakeOver): Promise<() => void> {
     const free = this.tryEnter(keyId);
     if (free !== undefined) return free;
     if (signal.aborted) throw signal.reason;
     const waiting = this.lanes.get(keyId)!;
-    if (tag !== undefined) {
-      for (let i = waiting.length - 1; i >= 0; i--) if (waiting[i]!.tag === tag) waiting.splice(i, 1)[0]!.superseded();
+    const tag = takeOver?.tag;
+    if (takeOver !== undefined) {
+      for (let i = waiting.length - 1; i >= 0; i--) if (waiting[i]!.tag === tag) waiting.splice(i, 1)[0]!.superseded(takeOver.outcome);
     }
     await new Promise<void>((resolve, reject) => {
       const onAbort = () => {
@@ -69,9 +67,9 @@ export class KeyLanes {
           signal.removeEventListener('abort', onAbort);
           resolve();
         },
-        superseded: () => {
+        superseded: (by) => {
           signal.removeEventListener('abort', onAbort);
-          reject(new SupersededInLane());
+          reject(new Superseded(by));
         },
       };
       waiting.push(waiter);

@@ -1,6 +1,6 @@
 /**
  * Makes an error without capturing a stack trace. Under overload the provider rejects thousands of calls a second
- * (shed, superseded, abandoned when their deadline passed); capturing a stack for each cost more CPU than the calls
+ * (shed, superseded, abandoned when their deadline passed — the last two internal); capturing a stack for each cost more CPU than the calls
  * themselves — leaving less for the calls being served — and would show only the committer's own frames, made on a
  * timer or a microtask, never the caller's.
  */

@@ -1,17 +1,10 @@
 import { LeaseError } from './lease-error.js';
 
 /**
- * Why a call was shed.
- * - `shed`: more work waited for etcd than it commits within the provider's queue horizon, and this call was the
- *   least urgent of it (a renewal whose lease had the most time left, else the newest call);
- * - `superseded`: a renewal still waiting to be sent when a later renewal of the same key by the same owner came: the
- *   later one is sent instead (its window reaches further, for the same cost).
- */
-export type OverloadReason = 'shed' | 'superseded';
-
-/**
- * The provider refused to send this call because etcd could not commit everything asked of it in time: it sheds the
- * least urgent work at once rather than let every call wait in a queue until all of them miss.
+ * The provider refused to send this call because etcd could not commit everything asked of it in time: more work
+ * waited for etcd than it commits within the provider's queue horizon, and this call was the least urgent of it (a
+ * renewal whose lease had the most time left, else the newest call). The provider sheds the least urgent work at once
+ * rather than let every call wait in a queue until all of them miss.
  *
  * It is an error like any other: a shed renewLease says nothing about the lease, so its caller believes no longer than
  * its previous successful renewal allows (a renewal on Mastra's ttl/3 timer has two more chances before then). The
@@ -25,17 +18,14 @@ export class EtcdOverloadedError extends LeaseError {
 
   constructor(
     readonly operation: string,
-    readonly reason: OverloadReason,
     /** Operations waiting to be sent when it was shed. */
     readonly queued: number,
     /** About how long the queue takes to commit at the recent rate, in ms. */
     readonly backlogMs: number,
   ) {
-    super(`${operation}: ${describe(reason, queued, backlogMs)}; not sent, and not retried by the provider`);
+    super(
+      `${operation}: shed under overload: ${queued} operations waited for etcd, about ${Math.round(backlogMs)} ms of commits at the recent rate, ` +
+        'and this one was the least urgent; not sent, and not retried by the provider',
+    );
   }
-}
-
-function describe(reason: OverloadReason, queued: number, backlogMs: number): string {
-  if (reason === 'superseded') return 'superseded by a later renewLease of the same key and owner while it waited to be sent';
-  return `shed under overload: ${queued} operations waited for etcd, about ${Math.round(backlogMs)} ms of commits at the recent rate, and this one was the least urgent`;
 }

@@ -1,5 +1,3 @@
-import type { HeldVersion } from '../operations/refresh-own.js';
-
 interface Tenure {
   value: Buffer;
   revision: string;
@@ -35,11 +33,14 @@ export class TenureTable {
     if (this.entries.size >= this.sweepAt) this.sweep(now);
   }
 
-  /** The version of `keyId` this provider last wrote for `value` (revision and lease), if it knows both. */
-  versionOf(keyId: string, value: Buffer): HeldVersion | undefined {
+  /**
+   * The version of `keyId` this provider last wrote for `value` — the write's revision and the lease it left the key
+   * on — if it knows both: what a refresh names (operations/refresh-own.ts, HeldVersion).
+   */
+  versionOf(keyId: string, value: Buffer): { readonly revision: string; readonly lease: string } | undefined {
     const entry = this.entries.get(keyId);
     // The entry itself (its lease checked), not a copy: this runs for every renewal.
-    return entry !== undefined && entry.lease !== undefined && entry.value.equals(value) ? (entry as HeldVersion) : undefined;
+    return entry !== undefined && entry.lease !== undefined && entry.value.equals(value) ? (entry as { revision: string; lease: string }) : undefined;
   }
 
   /** Revision of the last write of `value` to `keyId` this provider knows of, if any. */

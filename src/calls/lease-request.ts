@@ -1,0 +1,11 @@
+/** One acquire, renew or transfer, as the provider validated it: `value` is to hold `etcdKey` for `ttlMs` from `sentAt`. Times are LeaseClock ms. */
+export interface LeaseRequest {
+  readonly etcdKey: Buffer;
+  /** `etcdKey` as a latin1 string: the key's identity in the provider's tables, computed once per call. */
+  readonly keyId: string;
+  /** Stored value: owner and metadata (keys/lease-value.ts). */
+  readonly value: Buffer;
+  readonly ttlMs: number;
+  /** When the caller made the call: the lease must last until sentAt + ttlMs. */
+  readonly sentAt: number;
+}
