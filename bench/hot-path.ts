@@ -5,6 +5,10 @@
  * shared machine — and under `node --cpu-prof` it shows where the time goes.
  *
  *   npm run build && node --expose-gc --import tsx bench/hot-path.ts [--callers 64] [--acquires 100000] [--source] [--alloc]
+ *                                                                   [--renew KEYS]
+ *
+ * `--renew KEYS`: takes KEYS keys first, then measures renewals of them (round robin, `--acquires` of them in all)
+ * instead of acquires: a held key's renewal as the capacity benchmark sends it, without its timers.
  *
  * `--alloc` also samples every allocation (V8's sampling heap profiler, collected objects included) and prints the
  * bytes allocated per acquire by the functions that allocate most: garbage is most of this path's CPU (GC), and
@@ -26,6 +30,7 @@ const { values } = parseArgs({
     acquires: { type: 'string', default: '100000' },
     source: { type: 'boolean', default: false },
     alloc: { type: 'boolean', default: false },
+    renew: { type: 'string' },
   },
 });
 const callers = Number(values.callers);
@@ -85,17 +90,44 @@ const run = async (count: number) => {
   return ops;
 };
 
-await run(20_000); // warm-up: JIT, the pool's first lease
+const renewKeys = values.renew === undefined ? 0 : Number(values.renew);
+let renewSeq = 0;
+/** Renewals of the first `renewKeys` keys taken, round robin (each key by its own owner's caller, one call at a time). */
+const renewRun = async (count: number) => {
+  let ops = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async (_, c) => {
+      const owner = ownerToken(0);
+      while (ops < count) {
+        const i = renewSeq++ % renewKeys;
+        if (!(await provider.renewLease(`resource-hot\u0000thread-${i}`, owner, THREAD_TTL_MS))) throw new Error('not renewed');
+        ops++;
+      }
+      void c;
+    }),
+  );
+  return ops;
+};
+if (renewKeys > 0) {
+  // The keys, all by one owner, as the capacity benchmark holds them; then renewals warm up.
+  for (let i = 0; i < renewKeys; i += callers) {
+    await Promise.all(Array.from({ length: Math.min(callers, renewKeys - i) }, (_, j) => provider.acquireLease(`resource-hot\u0000thread-${i + j}`, ownerToken(0), THREAD_TTL_MS)));
+  }
+  await renewRun(20_000);
+} else {
+  await run(20_000); // warm-up: JIT, the pool's first lease
+}
 (globalThis as { gc?: () => void }).gc?.();
 const sampler = values.alloc ? await startAllocationSampling() : undefined;
 const from = process.cpuUsage();
 txns = 0;
 const started = performance.now();
-const ops = await run(acquires);
+const ops = renewKeys > 0 ? await renewRun(acquires) : await run(acquires);
 const cpu = process.cpuUsage(from);
 const wall = performance.now() - started;
+const what = renewKeys > 0 ? `renewals of ${renewKeys} held keys` : 'acquires';
 console.log(
-  `${callers} callers, ${ops} acquires in ${(wall / 1000).toFixed(1)} s: ${((cpu.user + cpu.system) / ops).toFixed(2)} µs CPU per acquire ` +
+  `${callers} callers, ${ops} ${what} in ${(wall / 1000).toFixed(1)} s: ${((cpu.user + cpu.system) / ops).toFixed(2)} µs CPU per call ` +
     `(provider machinery only; etcd answered in-process; mean batch ${(ops / txns).toFixed(1)})`,
 );
 if (sampler) await sampler.report(ops);

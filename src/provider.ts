@@ -278,7 +278,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
     // Promise callbacks rather than an async closure: this wraps every acquire (hot path).
     return this.observer.timeAcquire(key, owner, () => {
       const request = { etcdKey, keyId: etcdKey.toString('latin1'), value, ttlMs, sentAt };
-      return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt)).then((answer): AcquireDecision => {
+      return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt), undefined, request.keyId).then((answer): AcquireDecision => {
         if (!answer.acquired) return answer.holder === undefined ? { acquired: false } : { acquired: false, owner: decodeLeaseValue(answer.holder).owner };
         return { acquired: true, owner, fencingToken: answer.revision };
       });
@@ -287,7 +287,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
 
   private renew(etcdKey: Buffer, value: Buffer, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<boolean> {
     const request = { etcdKey, keyId: etcdKey.toString('latin1'), value, ttlMs, sentAt };
-    return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt), { value, ttlMs });
+    return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt), { value, ttlMs }, request.keyId);
   }
 
   private release(etcdKey: Buffer, value: Buffer, budget: CallBudget, exactRevision?: string): Promise<void> {

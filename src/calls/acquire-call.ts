@@ -36,7 +36,7 @@ async function acquireSteps(backend: LeaseBackend, request: LeaseRequest, attemp
 function acquireStep(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext, lease: PooledLease): Promise<AcquireAnswer | undefined> {
   const { etcdKey, keyId, value } = request;
   const txn = backend.ops.acquire.txn(etcdKey, value, lease.id);
-  return backend.commit(etcdKey, txn, attempt, lease).then((answer): AcquireAnswer | Promise<AcquireAnswer | undefined> => {
+  return backend.commit(etcdKey, txn, attempt, lease, undefined, keyId).then((answer): AcquireAnswer | Promise<AcquireAnswer | undefined> => {
     const outcome = backend.ops.acquire.decode(answer, value);
     if (outcome.kind === 'written') {
       backend.remember(keyId, value, outcome.revision, request.sentAt + request.ttlMs, lease, lease.id);

@@ -84,12 +84,18 @@ export class LeaseBackend {
    * carries its caller's signal, whose abort would fail the earlier call too. (Renewals on a timer, as Mastra sends
    * them, only overlap when etcd answers slower than the timer ticks.)
    */
-  write<T>(operation: string, etcdKey: Buffer, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, renewal?: Renewal): Promise<T> {
+  write<T>(
+    operation: string,
+    etcdKey: Buffer,
+    budget: CallBudget,
+    attempt: (ctx: AttemptContext) => Promise<T>,
+    renewal?: Renewal,
+    keyId: string = etcdKey.toString('latin1'),
+  ): Promise<T> {
     const { runner, lanes, committer } = this.parts;
     const now = performance.now();
     // etcd reported its NOSPACE alarm: fail before choosing a lease (a grant is a write too) or waiting for a turn.
     if (PUTTING.has(operation) && committer.spaceAlarm.refusing(now)) return Promise.reject(unstacked(() => new EtcdNoSpaceError(operation)));
-    const keyId = etcdKey.toString('latin1');
     // A renew of this key parked in the committer would hold this call up for its whole wait: send it now.
     if (operation !== 'renewLease') committer.expedite(keyId);
     // The common case — the lane is free — as a promise chain, not an async function (hot path, see CallRunner).
@@ -98,14 +104,14 @@ export class LeaseBackend {
       const outcome = renewal !== undefined && budget.signals === undefined && this.canTakeOver(keyId, renewal.value) ? new Outcome<T>() : undefined;
       const takeOver = outcome === undefined ? undefined : { tag: renewalTag(renewal!.value, renewal!.ttlMs), outcome: outcome.promise };
       const replaces = takeOver !== undefined && committer.supersede(keyId, takeOver.tag, takeOver.outcome);
-      if (!replaces && committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) return Promise.reject(committer.shedError(operation));
+      if (!replaces && committer.mightShed() && committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) return Promise.reject(committer.shedError(operation));
       const result = this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, takeOver);
       outcome?.settleLike(result);
       return result;
     }
     // Past capacity, a call the committer would shed as it came is shed before it costs a scope, a lease or a Txn:
     // what the process spends on calls it cannot serve it takes from those it can.
-    if (committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) {
+    if (committer.mightShed() && committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) {
       leave();
       return Promise.reject(committer.shedError(operation));
     }
@@ -184,8 +190,8 @@ export class LeaseBackend {
    * One transaction through the group committer, as part of `attempt`; `how` schedules a renewal's (renewSchedule).
    * The committer's errors name the call (the attempt's signal is its scope).
    */
-  commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, how?: SubmitOptions): Promise<TxnOutcome> {
-    return this.writes.commit(etcdKey, txn, attempt, lease?.id, how ?? { operation: operationOf(attempt) });
+  commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, how?: SubmitOptions, keyId?: string): Promise<TxnOutcome> {
+    return this.writes.commit(etcdKey, txn, attempt, lease?.id, how ?? { operation: operationOf(attempt), keyId });
   }
 
   /**
@@ -202,12 +208,14 @@ export class LeaseBackend {
   renewSchedule(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext, mayWait: boolean): SubmitOptions {
     const { clock, tenures } = this.parts;
     const now = clock.now();
-    const protectedUntil = tenures.protectedUntil(keyId, value);
-    const believedUntil = tenures.believedUntil(keyId, value);
+    const tenure = tenures.entryFor(keyId, value);
+    const protectedUntil = tenure?.until;
+    const believedUntil = tenure?.believed;
     const marginMs = Math.max(attempt.timeoutMs, this.parts.runner.timeouts.baseMs);
     const waits = mayWait && attempt.attempt === 0 && this.parts.renewCoalesceMs > 0;
     return {
       operation: 'renewLease',
+      keyId,
       renewOf: renewalTag(value, ttlMs),
       mayWaitMs: waits ? renewDelayMs({ now, ttlMs, windowMs: this.parts.renewCoalesceMs, protectedUntil, marginMs }) : 0,
       // The committer's clock is performance.now(); LeaseClock never runs slower, so this is never later than meant.

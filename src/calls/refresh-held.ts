@@ -94,7 +94,7 @@ function refreshVersion(
 ): Promise<RefreshOutcome> {
   const { etcdKey, keyId, value } = request;
   const txn = backend.ops.renew.txn(etcdKey, value, version, lease.id, keep);
-  return backend.commit(etcdKey, txn, attempt, lease, how).then((answer) => {
+  return backend.commit(etcdKey, txn, attempt, lease, how, keyId).then((answer) => {
     const outcome = backend.ops.renew.decode(answer, value);
     // Kept: the key stays on its own later lease of ours, whose notBefore is no earlier than `lease`'s.
     if (outcome.kind === 'written') backend.remember(keyId, value, outcome.revision, request.sentAt + request.ttlMs, lease, keep ? version.lease : lease.id);

@@ -70,6 +70,20 @@ describe('group commit', () => {
     expect(sizes).toEqual([1, 8, 7]); // k0 alone (idle), then k1–k7 with k0's follow-up, then the rest
   });
 
+  it('spreads what waits evenly over the batches it needs, instead of a full batch or two and a sliver', async () => {
+    const r = recorder();
+    r.hold(true);
+    const c = new GroupCommitter(r.send, { ...opts, maxInFlight: 4 });
+    const first = c.submit(Buffer.from('first'), req('first'), far());
+    const rest = Array.from({ length: 130 }, (_, i) => c.submit(Buffer.from(`k${i}`), req(`k${i}`), far()));
+    await new Promise((resolve) => setImmediate(resolve));
+    r.hold(false);
+    r.release();
+    await Promise.all([first, ...rest]);
+    const sizes = r.sent.map((q) => (q.success ?? []).filter((op) => op.request_txn).length || 1);
+    expect(sizes).toEqual([1, 44, 43, 43]); // 130 at most 64 a batch: three of about 43, not 64 + 64 + 2
+  });
+
   it('keeps same-key operations in submission order across batches', async () => {
     const r = recorder();
     r.hold(true);

@@ -62,6 +62,8 @@ export interface SubmitOptions {
   urgentAt?: number;
   /** The call it belongs to, for the errors it may be rejected with. @default 'commit' */
   operation?: string;
+  /** The key's identity (`key` as latin1), when the caller has it already: it is computed once per call. */
+  keyId?: string;
   /** Marks a renewal of the key by this value: a later renewal by the same value may supersede it while it waits. */
   renewOf?: string;
 }
@@ -220,7 +222,7 @@ export class GroupCommitter {
     }
     this.arrivals.arrive(now);
     const submission = new Submission(
-      key.toString('latin1'),
+      how.keyId ?? key.toString('latin1'),
       requestBytes(request),
       nestingCost(request),
       writes,
@@ -275,9 +277,17 @@ export class GroupCommitter {
    * holds nothing less urgent. A caller can then be turned away before it costs anything (LeaseBackend.write).
    */
   shedsAt(urgentAt: number): boolean {
-    if (this.ready.size < this.queueLimit()) return false;
+    if (!this.mightShed() || this.ready.size < this.queueLimit()) return false;
     const latest = this.ready.peekLatest();
     return latest === undefined || !(urgentAt < latest.urgentAt);
+  }
+
+  /**
+   * Whether anything could be shed now: the queue is at least at the lowest bound it can have (one full round of the
+   * pipeline, or `maxQueued`). Cheap, so a caller asks this before it works out how urgent it is (shedsAt).
+   */
+  mightShed(): boolean {
+    return this.ready.size >= Math.min(this.options.maxQueued ?? POLICY.commit.maxQueued, this.limiter.limit * this.maxBatchSize);
   }
 
   /** The error a call shed before it reached the queue rejects with (see shedsAt). */
@@ -512,7 +522,7 @@ export class GroupCommitter {
   private takeBatch(now: number): Submission[] {
     const batch: Submission[] = [];
     const fill: BatchFill = { count: 0, bytes: 0, deepest: 0 };
-    const limits = { maxOps: this.maxBatchSize, maxBytes: this.options.maxBatchBytes, maxTxnOps: ETCD_MAX_TXN_OPS };
+    const limits = { maxOps: evenShare(this.ready.size, this.maxBatchSize, this.ready.peekSoonest()?.nesting ?? 0), maxBytes: this.options.maxBatchBytes, maxTxnOps: ETCD_MAX_TXN_OPS };
     for (let s = this.ready.peekSoonest(); s !== undefined; s = this.ready.peekSoonest()) {
       if (s.writes && this.alarm.raised) {
         if (this.alarm.refusing(now)) {
@@ -652,6 +662,17 @@ export class GroupCommitter {
       this.ready.push(s);
     }
   }
+}
+
+/**
+ * Most operations the next transaction takes when `queued` wait: what waits, spread evenly over the transactions it
+ * needs. A batch holds at most `maxBatchSize` and what etcd's --max-txn-ops admits beside the nesting of its first
+ * operation (batch-plan.ts); 256 acquires waiting then leave as 86 + 85 + 85, not as 127 + 127 + 2 — a consensus round
+ * and a slot in flight spent on two.
+ */
+function evenShare(queued: number, maxBatchSize: number, nesting: number): number {
+  const cap = Math.max(1, Math.min(maxBatchSize, ETCD_MAX_TXN_OPS - nesting));
+  return queued > cap ? Math.ceil(queued / Math.ceil(queued / cap)) : maxBatchSize;
 }
 
 /**

@@ -1,4 +1,5 @@
-interface Tenure {
+/** What the table keeps of one write. */
+export interface Tenure {
   value: Buffer;
   revision: string;
   until: number;
@@ -41,6 +42,12 @@ export class TenureTable {
     const entry = this.entries.get(keyId);
     // The entry itself (its lease checked), not a copy: this runs for every renewal.
     return entry !== undefined && entry.lease !== undefined && entry.value.equals(value) ? (entry as { revision: string; lease: string }) : undefined;
+  }
+
+  /** Everything known of the last write of `value` to `keyId`, in one lookup (see the accessors below for each part). */
+  entryFor(keyId: string, value: Buffer): Readonly<Tenure> | undefined {
+    const entry = this.entries.get(keyId);
+    return entry !== undefined && entry.value.equals(value) ? entry : undefined;
   }
 
   /** Revision of the last write of `value` to `keyId` this provider knows of, if any. */
