@@ -63,13 +63,14 @@ export class LeaseObserver {
 
   private acquireAnswered(key: string, owner: string, startedAt: number, result: AcquireDecision): AcquireDecision {
     const durationMs = performance.now() - startedAt;
+    // Constant attributes and no event object without a listener: this runs for every acquire.
     if (result.acquired) {
-      this.instruments.acquireDuration.record(durationMs / 1000, { result: 'acquired' });
-      this.emit({ type: 'acquired', key, owner, fencingToken: result.fencingToken, durationMs });
+      this.instruments.acquireDuration.record(durationMs / 1000, ACQUIRED);
+      if (this.onEvent) this.emit({ type: 'acquired', key, owner, fencingToken: result.fencingToken, durationMs });
     } else {
-      this.instruments.acquireDuration.record(durationMs / 1000, { result: 'contended' });
+      this.instruments.acquireDuration.record(durationMs / 1000, CONTENDED);
       this.instruments.contention.add(1);
-      this.emit({ type: 'contended', key, owner, holder: result.owner, durationMs });
+      if (this.onEvent) this.emit({ type: 'contended', key, owner, holder: result.owner, durationMs });
     }
     return result;
   }
@@ -130,6 +131,9 @@ export class LeaseObserver {
     }
   }
 }
+
+const ACQUIRED = Object.freeze({ result: 'acquired' });
+const CONTENDED = Object.freeze({ result: 'contended' });
 
 function seconds(startedAt: number): number {
   return (performance.now() - startedAt) / 1000;
