@@ -2,6 +2,7 @@ import { forEachLimited } from '../infra/limited.js';
 import { sampleMemory } from '../memory.js';
 import { EtcdLeaseProvider } from '../provider-under-test.js';
 import { BENCH_PREFIX, ownerToken } from '../scenarios/scenario.js';
+import { takeKey } from './take-key.js';
 
 /** What holding more keys than one provider can renew in time looked like to its callers. */
 export interface OverloadResult {
@@ -76,12 +77,7 @@ export async function measureOverload(hosts: string[], keys: number, ttlMs: numb
       Array.from({ length: keys }, (_, i) => i),
       SETUP_CALLERS,
       async (i) => {
-        for (let tries = 0; ; tries++) {
-          acquiredAt[i] = performance.now();
-          const r = await provider.acquireLease(key(i), owner, ttlMs).catch(() => undefined);
-          if (r?.acquired) break;
-          if (tries > 20) throw new Error(`overload setup: key ${i} not acquired`);
-        }
+        acquiredAt[i] = await takeKey(provider, key(i), owner, ttlMs);
         windows[i]!.push(acquiredAt[i]!);
         timers[i] = setTimeout(() => {
           renew(i);
