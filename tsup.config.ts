@@ -11,7 +11,7 @@ import { defineConfig, type Options } from 'tsup';
 //   calls, on the hot path.) The two module systems remain two copies, as for any dual
 //   package: `isLeaseError` and `code` work across them, `instanceof` within one;
 // - the `etcd-lease` CLI (cli/), ESM only (it locates itself with import.meta.url to fork demo workers). Its demo
-//   bundles the shared launcher (cluster/), whose container driver loads the devDependency testcontainers only
+//   bundles the shared launcher (launcher/), whose container driver loads the devDependency testcontainers only
 //   when chosen: kept external, so the bundle neither carries it nor needs it to load.
 // No source maps: the output is not minified, so a stack trace already points at readable lines of dist/, and maps
 // would point at src/ files the package does not ship (they were 2 MB of the 3 MB unpacked).

@@ -1,22 +1,46 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (tests beside the sources of the library, the CLI, the cluster launcher, the history
-// checkers and the benchmark; none starts etcd, they run in parallel) and `cluster` (everything under test/,
-// which starts real etcd members: run one file at a time on a 2-core machine). The cluster project's global
-// setup chooses once how members run (an etcd binary, else Docker), or stops the run with one message.
+/**
+ * Suites under test/ that start no etcd: the in-memory anchors of the lease contract and the pubsub conformance,
+ * the chaos holders and the lease model against Mastra's in-memory provider, the Kubernetes manifests, Mastra's
+ * lease resolution with a recording provider, TLS probes against local servers, secret handling in settings, and
+ * the cluster project's own stop-without-etcd check. They run in the unit project, so `npm run test:unit` runs
+ * them on a machine without etcd; the cluster project leaves them out, so nothing runs twice.
+ */
+const suitesWithoutEtcd = [
+  'test/chaos/holder.test.ts',
+  'test/contract/event-emitter.contract.test.ts',
+  'test/contract/run-metadata-model.contract.test.ts',
+  'test/harness/global-setup.test.ts',
+  'test/mastra/kubernetes-manifests.test.ts',
+  'test/mastra/mastra-runtime-lease-resolution.test.ts',
+  'test/pubsub/conformance/event-emitter.conformance.test.ts',
+  'test/security/config.test.ts',
+  'test/security/lease-model.test.ts',
+  'test/security/tls-probe.test.ts',
+];
+
+// Two projects: `unit` (tests beside the sources of the library, the CLI, the etcd launcher, the safety checker and
+// the benchmark, the public API's type tests, and the suites above; none starts etcd, they run in parallel) and
+// `cluster` (the rest of test/, which starts real etcd members: one file at a time on a 2-core machine). The cluster
+// project's global setup chooses once how members run (an etcd binary, else Docker), or stops the run with one
+// message.
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
-          include: ['{src,cli,cluster,history,bench}/**/*.test.ts'],
+          include: ['{src,cli,launcher,safety-checker,bench}/**/*.test.ts', ...suitesWithoutEtcd],
+          // The public API's call forms: test/types/*.test-d.ts are compiled (by tsc), never run.
+          typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: 'test/types/tsconfig.json' },
         },
       },
       {
         test: {
           name: 'cluster',
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...suitesWithoutEtcd],
           fileParallelism: false,
           globalSetup: ['test/harness/global-setup.ts'],
           testTimeout: 60_000,

@@ -19,7 +19,7 @@ describe('bench arguments', () => {
     });
   });
 
-  it("holds the issue's configurations in a full run, a small one in a smoke run, none when asked", () => {
+  it('holds five configurations (1k and 10k leases at TTL 15 s and 3 s, 2000 at 3 s) in a full run, a small one in a smoke run, none when asked', () => {
     expect(parseBenchArgs([]).holds).toEqual([
       { keys: 1000, ttlMs: 15_000 },
       { keys: 10_000, ttlMs: 15_000 },

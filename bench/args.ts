@@ -24,7 +24,7 @@ export interface BenchConfig {
   holds: HoldConfig[];
 }
 
-/** Hold-cost configurations: the 1k and 10k at TTL 15 s and 3 s, and the 2000 at 3 s its target names. */
+/** Hold-cost configurations: 1k and 10k leases at TTL 15 s and 3 s, and the 2000 at 3 s that a target names (targets.ts). */
 const FULL_HOLDS = '1000@15,10000@15,1000@3,2000@3,10000@3';
 const QUICK_HOLDS = '200@3';
 

@@ -21,7 +21,7 @@
 import { parseArgs } from 'node:util';
 import { Etcd3 } from 'etcd3';
 import type { Redis } from 'ioredis';
-import { startCluster } from '../cluster/cluster.js';
+import { startCluster } from '../launcher/cluster.js';
 import { ClusterMeter } from './cluster-meter.js';
 import { providerHold } from './hold-cost/designs.js';
 import { formatHoldTable } from './hold-cost/hold-table.js';

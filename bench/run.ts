@@ -14,7 +14,7 @@ import { EtcdLeaseProvider } from './provider-under-test.js';
 import { parseBenchArgs, type BenchConfig } from './args.js';
 import { assemble } from './assemble.js';
 import { measureHeldLeases, type HeldLeasesResult } from './held-leases.js';
-import { startCluster } from '../cluster/cluster.js';
+import { startCluster } from '../launcher/cluster.js';
 import { startBenchRedis } from './infra/redis-server.js';
 import { sampleMemory, type MemorySample } from './memory.js';
 import { printReport, writeJson } from './output.js';

@@ -18,7 +18,7 @@ const passing = {
 
 const verdicts = (f: Parameters<typeof checkTargets>[0]) => checkTargets(f).map((c) => c.verdict);
 
-describe('issue 14 targets', () => {
+describe('benchmark targets', () => {
   it('pass when every figure is within its bound', () => {
     expect(verdicts(passing)).toEqual(Array(8).fill('PASS'));
   });

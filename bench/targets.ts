@@ -1,5 +1,5 @@
 /**
- * The targets of issue 14, as pure checks on figures measured in one run. Ratios, not absolute figures: absolute
+ * The benchmark's performance targets, as pure checks on figures measured in one run. Ratios, not absolute figures: absolute
  * latencies move with machine load, ratios within one interleaved run much less. The throughput reference is a
  * hand-built "perfect" batch with as many keys in flight as the provider's callers (1×64 for 64 callers, 4×64 for
  * 256): what this cluster on this machine can do at all. A figure missing from the run (scenario filtered out with
@@ -40,7 +40,7 @@ export interface TargetCheck {
   detail: string;
 }
 
-export const LIMITS = {
+const LIMITS = {
   acquireP50VsRawTxn: 1.1,
   acquireVsPerfect: 0.9,
   cpuVsPerfect: 1.4,

@@ -4,9 +4,9 @@ import { ETCD_ENV_VARIABLES, environmentSource, loadEtcdOptions, type EtcdSettin
 import { UsageError } from './usage-error.js';
 
 /** The default lease prefix of `EtcdLeaseProvider`; the CLI looks where the provider writes. */
-export const DEFAULT_PREFIX = 'mastra/lease/';
-export const DEFAULT_ENDPOINTS = '127.0.0.1:2379';
-export const DEFAULT_TIMEOUT_MS = 5000;
+const DEFAULT_PREFIX = 'mastra/lease/';
+const DEFAULT_ENDPOINTS = '127.0.0.1:2379';
+const DEFAULT_TIMEOUT_MS = 5000;
 
 /** parseArgs definitions shared by every command that talks to etcd. */
 export const connectionOptions = {
@@ -66,7 +66,7 @@ type ConnectionValues = { [K in ConnectionFlag]?: string };
  * The library's settings source with the command line on top: a flag wins over its variable, and errors name
  * whichever gave the value (for one given by neither, both).
  */
-export function commandLineSource(values: ConnectionValues, env: NodeJS.ProcessEnv): EtcdSettingSource {
+function commandLineSource(values: ConnectionValues, env: NodeJS.ProcessEnv): EtcdSettingSource {
   const fromEnv = environmentSource(env);
   const flagValue = (setting: EtcdSetting): string | undefined => {
     const flag = FLAG_OF[setting];

@@ -7,12 +7,12 @@ import { pagedRange } from '../src/reads/paged-range.js';
 import { etcdRangeCall, type RangeCall } from '../src/reads/range-call.js';
 import { CallRunner } from '../src/transport/call-runner.js';
 import { createEtcdClient } from '../src/transport/etcd-client.js';
-import { POLICY } from '../src/transport/policy.js';
 import { clientOptions, type ConnectionSettings } from './connection.js';
 import { storedLease, type StoredLease } from './lease-row.js';
 import { LeaseTtls } from './lease-ttls.js';
 
-export type { LeaseRow, StoredLease } from './lease-row.js';
+/** The CLI talks to a cluster an operator points it at: a longer attempt floor than the library's, within --timeout. */
+const ATTEMPT_TIMEOUT_MS = 1000;
 
 /** One page of a listing: every lease in it was read at `revision`. */
 export interface LeasePage {
@@ -53,7 +53,7 @@ export class LeaseStore {
   private readonly ttls: LeaseTtls;
 
   constructor(private readonly settings: ConnectionSettings) {
-    const attemptTimeoutMs = Math.min(POLICY.cliAttemptTimeoutMs, settings.timeoutMs);
+    const attemptTimeoutMs = Math.min(ATTEMPT_TIMEOUT_MS, settings.timeoutMs);
     this.client = createEtcdClient(clientOptions(settings), settings.hosts, attemptTimeoutMs);
     this.runner = new CallRunner(attemptTimeoutMs, settings.prefix);
     this.prefixBytes = Buffer.from(settings.prefix, 'utf8');

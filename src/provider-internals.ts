@@ -4,7 +4,8 @@ import type { EtcdCore } from './core/etcd-core.js';
 import type { ClosedObject } from './errors/closed.js';
 
 /**
- * Seams inside the package, not part of the public API (not exported from the package entry): a shared core (for
+ * Seams inside the package, handed in by `createLeaseProvider` (provider.ts) and not part of the public API (neither
+ * is exported from the package entry, and the public constructor takes options alone): a shared core (for
  * EtcdPubSub); for the test suite, the clock, to emulate a suspended machine, and the transaction shapes, so the
  * chaos suite can run deliberately broken providers through the real calls, committer and cluster and prove its
  * checker catches them.

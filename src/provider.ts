@@ -13,19 +13,17 @@ import type { GroupCommitter } from './commit/group-committer.js';
 import { KeyLanes } from './commit/key-lanes.js';
 import { describeSettings } from './config/redact.js';
 import { ProviderClosedError, type ClosedObject } from './errors/closed.js';
-import { LeaseArgumentRangeError } from './errors/invalid-argument.js';
 import { hold } from './handles/hold.js';
 import type { LeaseHandle } from './handles/lease-handle.js';
 import type { LeaseProviderContract } from './lease-provider-contract.js';
-import { checkMetadata, splitMetadata } from './keys/call-arguments.js';
+import { checkMetadata, splitMetadata } from './config/call-arguments.js';
 import { checkEntrySize, checkText, encodeKey } from './keys/key-codec.js';
 import { decodeLeaseValue, encodeLeaseValue } from './keys/lease-value.js';
 import { checkTtl } from './keys/ttl.js';
 import { LeaseTtlUnknownError } from './errors/ttl-unknown.js';
 import { LeaseIdSpace } from './leases/lease-id.js';
 import { isPlausible } from './leases/lease-ttl.js';
-import { LeasePool } from './leases/lease-pool.js';
-import { grantPooledLease } from './leases/grant.js';
+import type { LeasePool } from './leases/lease-pool.js';
 import type { LeaseObserver } from './metrics/observer.js';
 import { decodeRead, readTxn, type StoredLease } from './operations/read-lease.js';
 import type { EtcdLeaseProviderOptions } from './config/options.js';
@@ -41,6 +39,12 @@ import { Lifecycle } from './waiting/lifecycle.js';
 import { checkWaitOptions } from './waiting/stop.js';
 import type { WaitForLeaseOptions, WaitForLeaseResult } from './waiting/wait-options.js';
 import { waitForLease } from './waiting/wait-for-lease.js';
+
+/**
+ * Internals for the provider `createLeaseProvider` is building. Handed over synchronously and taken by the constructor
+ * first, before any code of the caller's (an options getter, a logger) could build another provider in between.
+ */
+let pendingInternals: ProviderInternals | undefined;
 
 /**
  * Mastra's `LeaseProvider` on etcd: one key per lease under `prefix`, the owner (and run metadata, if any) as its
@@ -68,24 +72,18 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   /** What inspect/JSON show: settings with secrets redacted (the etcd3 client inside holds them in clear). */
   private readonly description: Record<string, unknown>;
 
-  constructor(options: EtcdLeaseProviderOptions, internals: ProviderInternals = {}) {
+  constructor(options: EtcdLeaseProviderOptions) {
+    const internals = pendingInternals ?? {};
+    pendingInternals = undefined;
     this.core = internals.core ?? new EtcdCore(options, internals.clock);
     this.ownsCore = internals.core === undefined;
     this.closedAs = internals.closedAs ?? 'EtcdLeaseProvider';
     this.options = this.core.options;
     this.description = describeSettings(this.options, options);
-    const { logger } = this.options;
     ({ client: this.client, runner: this.runner, committer: this.committer, clock: this.clock, observer: this.observer } = this.core);
     this.prefixBytes = Buffer.from(this.options.prefix, 'utf8');
     const ids = new LeaseIdSpace(this.clock.wallOrigin, internals.leaseIdTag);
-    this.pool = new LeasePool(
-      (ttlSeconds, id, notBefore) =>
-        grantPooledLease({ client: this.client, runner: this.runner, clock: this.clock, logger, budget: () => this.core.budget() }, ttlSeconds, id, notBefore),
-      this.options.leaseBucketMs,
-      this.clock,
-      ids,
-      (error) => logger.warn?.('background lease grant failed', { error }),
-    );
+    this.pool = this.core.leasePool(this.options.leaseBucketMs, ids, 'lease');
     this.backend = new LeaseBackend({
       client: this.client,
       runner: this.runner,
@@ -121,6 +119,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
    * owner and metadata already hold it; otherwise reports the holder. The last two arguments may also be
    * `(call)` alone, as before metadata existed.
    */
+  acquireLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResult>;
+  acquireLease(key: string, owner: string, ttlMs: number, metadata: string | undefined, call?: LeaseCallOptions): Promise<AcquireResult>;
   acquireLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<AcquireResult> {
     // Not an async function (hot path: no frame of its own); every error still arrives as a rejection.
     try {
@@ -137,6 +137,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   /** `true` while `owner` (with exactly this `metadata`) holds `key`; it then lasts at least `ttlMs` more. */
+  renewLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean>;
+  renewLease(key: string, owner: string, ttlMs: number, metadata: string | undefined, call?: LeaseCallOptions): Promise<boolean>;
   renewLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<boolean> {
     // Not an async function (every held lease renews all the time); every error still arrives as a rejection.
     try {
@@ -152,6 +154,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   /** Deletes `key` if `owner` (with exactly this `metadata`) holds it; otherwise does nothing. */
+  releaseLease(key: string, owner: string, call?: LeaseCallOptions): Promise<void>;
+  releaseLease(key: string, owner: string, metadata: string | undefined, call?: LeaseCallOptions): Promise<void>;
   async releaseLease(key: string, owner: string, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<void> {
     const args = splitMetadata('metadata', metadata, call);
     const etcdKey = this.checkKey('releaseLease', key, owner);
@@ -163,6 +167,16 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
    * Hands `key` from `fromOwner` (with `fromMetadata`) to `toOwner` (stored with `toMetadata`) without it ever being
    * free. `false` when `fromOwner` no longer holds it. `(…, ttlMs, call)` is accepted as before metadata existed.
    */
+  transferLease(key: string, fromOwner: string, toOwner: string, ttlMs: number, call?: LeaseCallOptions): Promise<boolean>;
+  transferLease(
+    key: string,
+    fromOwner: string,
+    toOwner: string,
+    ttlMs: number,
+    fromMetadata: string | undefined,
+    toMetadata?: string,
+    call?: LeaseCallOptions,
+  ): Promise<boolean>;
   async transferLease(
     key: string,
     fromOwner: string,
@@ -351,15 +365,25 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   private budget(call: LeaseCallOptions | undefined): CallBudget {
-    const deadlineMs = call?.deadlineMs ?? this.options.deadlineMs;
-    if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) {
-      throw new LeaseArgumentRangeError('deadlineMs', `must be a finite number above 0, got ${deadlineMs}`);
-    }
-    return this.core.budget(deadlineMs, call?.signal);
+    return this.core.budget(this.core.deadlineOf(call), call?.signal);
   }
 
   private assertOpen(operation: string): void {
     if (this.closed) throw new ProviderClosedError(operation, this.closedAs);
+  }
+}
+
+/**
+ * An `EtcdLeaseProvider` with seams inside the package (provider-internals.ts): the core of an EtcdPubSub; for the
+ * test suite, the clock, the transaction shapes and the lease-id tag. Not exported from the package entry, so the
+ * public constructor takes options alone.
+ */
+export function createLeaseProvider(options: EtcdLeaseProviderOptions, internals: ProviderInternals): EtcdLeaseProvider {
+  pendingInternals = internals;
+  try {
+    return new EtcdLeaseProvider(options);
+  } finally {
+    pendingInternals = undefined;
   }
 }
 

@@ -63,7 +63,7 @@ export const providerHold: HoldDesign = {
  * does), one keep-alive per key every ttl/3 on its own timer. etcd 3.4 answers keep-alives on the leader without a
  * Raft proposal; each key costs a live lease, and a leader change resets them all.
  */
-export const leasePerKeyHold: HoldDesign = {
+const leasePerKeyHold: HoldDesign = {
   id: 'lease-per-key',
   label: 'lease per key + keep-alive',
   onEtcd: true,
@@ -119,7 +119,7 @@ export const leasePerKeyHold: HoldDesign = {
  * etcd3's own `Lock` per key with the hold's TTL: a session lease per lock that etcd3 keeps alive itself (a
  * keep-alive stream per lease, every ttl/3). etcd3's `Election` campaigns hold their leader key the same way.
  */
-export const etcdLockHold: HoldDesign = {
+const etcdLockHold: HoldDesign = {
   id: 'etcd3-lock',
   label: 'etcd3 Lock sessions',
   onEtcd: true,
@@ -149,7 +149,7 @@ export const etcdLockHold: HoldDesign = {
 };
 
 /** Redis, as Mastra users run leases today: SET NX PX to take, SET XX PX every ttl/3 to renew. */
-export const redisHold: HoldDesign = {
+const redisHold: HoldDesign = {
   id: 'redis',
   label: 'Redis SET PX renewals',
   onEtcd: false,

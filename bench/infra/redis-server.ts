@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { spawnLogged } from './child.js';
-import { freePorts } from '../../cluster/free-ports.js';
+import { freePorts } from '../../launcher/free-ports.js';
 import { tempDir } from './temp-dir.js';
 
 export interface BenchRedis {

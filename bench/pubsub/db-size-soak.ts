@@ -1,5 +1,5 @@
 /**
- * Opt-in soak for issue 12's "a soak of several minutes must keep etcd's db size flat": a throwaway 3-member
+ * Opt-in soak showing that EtcdPubSub keeps etcd's db size flat over several minutes: a throwaway 3-member
  * cluster (etcd from PATH or ETCD_BIN, no fault proxies) with periodic auto-compaction, EtcdPubSub publishers and
  * subscribers at a steady rate for several retention periods, and every member's in-use db size sampled from its
  * /metrics. Exits 1 if the size keeps growing after warm-up (see flatness.ts for the rule), if a publish failed or
@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 
 import type { Event } from '@mastra/core/events';
 
-import { startCluster } from '../../cluster/cluster.js';
+import { startCluster } from '../../launcher/cluster.js';
 import { EtcdPubSub } from '../../src/mastra/etcd-pubsub.js';
 import { judgeFlatness, type Point } from './flatness.js';
 import { readMember, type MemberSample } from './member-metrics.js';

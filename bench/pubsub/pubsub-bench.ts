@@ -1,5 +1,5 @@
 /**
- * Opt-in EtcdPubSub benchmark (issue 12): on a throwaway 3-member cluster (etcd from PATH or ETCD_BIN, no fault
+ * Opt-in EtcdPubSub benchmark: on a throwaway 3-member cluster (etcd from PATH or ETCD_BIN, no fault
  * proxies, no compaction needed for a run this short) it measures
  *
  *  1. etcd writes per streamed message in the Mastra thread pattern — 9 awaited lifecycle publishes around N
@@ -24,12 +24,12 @@ import { parseArgs } from 'node:util';
 import type { Event } from '@mastra/core/events';
 import { Etcd3 } from 'etcd3';
 
-import { startCluster } from '../../cluster/cluster.js';
+import { startCluster } from '../../launcher/cluster.js';
 import { EtcdPubSub } from '../../src/mastra/etcd-pubsub.js';
 import { streamPartsWriteBehind } from '../../src/mastra/etcd-pubsub-publish-modes.js';
 import type { PubSubProcess } from '../../test/pubsub/support/pubsub-fleet.js';
 import { startProcesses } from '../../test/pubsub/support/pubsub-fleet.js';
-import { waitFor } from '../../cluster/wait-for.js';
+import { waitFor } from '../../launcher/wait-for.js';
 import { LatencyHistogram } from '../histogram.js';
 
 const { values } = parseArgs({

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { integerFlag, parsing, positionals } from '../args.js';
 import { printError, type Command } from '../command.js';
-import { NoEtcdError } from '../../cluster/no-etcd-error.js';
+import { NoEtcdError } from '../../launcher/no-etcd-error.js';
 import { environmentSource } from '../../src/config/load-env.js';
 import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
 import { runDemo } from '../demo/run-demo.js';

@@ -124,19 +124,19 @@ ${CONNECTION_HELP}`,
   },
 };
 
-export function heldEvent(lease: StoredLease, revision: string): WatchEvent {
+function heldEvent(lease: StoredLease, revision: string): WatchEvent {
   return { event: 'held', key: lease.key, ...holderFields(lease, undefined), fencingToken: lease.fencingToken, revision };
 }
 
 // etcd3 types `previous` as optional but passes null when the server sent no previous value.
-export function putEvent(key: string, kv: IKeyValue, previous: IKeyValue | null | undefined): WatchEvent {
+function putEvent(key: string, kv: IKeyValue, previous: IKeyValue | null | undefined): WatchEvent {
   const now = decodeLeaseValue(kv.value);
   const before = previous == null ? undefined : decodeLeaseValue(previous.value);
   const event = before === undefined ? 'acquired' : before.owner === now.owner && before.metadata === now.metadata ? 'renewed' : 'transferred';
   return { event, key, ...holderFields(now, before), fencingToken: kv.mod_revision, revision: kv.mod_revision };
 }
 
-export function deleteEvent(key: string, kv: IKeyValue, previous: IKeyValue | null | undefined): WatchEvent {
+function deleteEvent(key: string, kv: IKeyValue, previous: IKeyValue | null | undefined): WatchEvent {
   const before = previous == null ? undefined : decodeLeaseValue(previous.value);
   return { event: 'freed', key, ...holderFields(undefined, before), fencingToken: null, revision: kv.mod_revision };
 }
@@ -151,7 +151,7 @@ function holderFields(now: LeaseHolder | undefined, before: LeaseHolder | undefi
   };
 }
 
-export function formatEvent(e: WatchEvent): string {
+function formatEvent(e: WatchEvent): string {
   const head = `rev ${e.revision}  ${e.event.padEnd(11)} ${quote(e.key)}`;
   const holder = (owner: string | null, metadata: string | undefined): string =>
     holderText({ owner: owner as string, ...(metadata === undefined ? {} : { metadata }) });

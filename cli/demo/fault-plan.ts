@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EtcdCluster } from '../../cluster/cluster.js';
+import type { EtcdCluster } from '../../launcher/types.js';
 import { now } from './worker-protocol.js';
 
 /**

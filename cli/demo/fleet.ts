@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { killQuietly, onProcessExit } from '../../cluster/exit-cleanup.js';
+import { killQuietly, onProcessExit } from '../../launcher/exit-cleanup.js';
 import { WORKER_COMMAND, type DemoOp, type ParentMessage, type WorkerConfig, type WorkerMessage } from './worker-protocol.js';
 
 /** One worker process as the demo sees it. */

@@ -4,8 +4,6 @@ import { liveFrame, type MemberView } from './live-frame.js';
 import type { LiveState } from './live-state.js';
 import { now } from './worker-protocol.js';
 
-export type { MemberView } from './live-frame.js';
-
 const STATUS_EVERY_MS = 5000;
 /** Alternate screen on, cursor hidden; and back. */
 const ENTER = '\x1b[?1049h\x1b[?25l';

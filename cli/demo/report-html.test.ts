@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { deriveBeliefWindows } from '../../history/belief-windows.js';
-import { findOverlaps } from '../../history/check-overlaps.js';
-import { longestStall } from '../../history/stalls.js';
+import { deriveBeliefWindows } from '../../safety-checker/belief-windows.js';
+import { findOverlaps } from '../../safety-checker/check-overlaps.js';
+import { longestStall } from '../../safety-checker/stalls.js';
 import { ownerToken } from './owner-token.js';
 import { renderReport, type ReportInput } from './report-html.js';
 import type { DemoOp } from './worker-protocol.js';

@@ -1,4 +1,4 @@
-import type { BeliefWindow, OverlapViolation, Stall } from '../../history/types.js';
+import type { BeliefWindow, OverlapViolation, Stall } from '../../safety-checker/types.js';
 import { NUL_SHOWN, readableKey } from '../key-text.js';
 import { count } from './count-words.js';
 import { isInjected, type FaultEvent } from './fault-plan.js';
@@ -254,6 +254,6 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-export function esc(text: string): string {
+function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

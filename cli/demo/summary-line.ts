@@ -5,4 +5,5 @@ export function summaryLine(figures: { ops: number; faults: number; overlaps: nu
   return `summary: ${count(figures.ops, 'op')}, ${count(figures.faults, 'fault')}, ${count(figures.overlaps, 'overlap')}, longest stall ${(figures.longestStallMs / 1000).toFixed(1)} s`;
 }
 
+/** The one pattern of that line (groups: ops, faults, overlaps, longest stall in seconds), for whoever reads it back. */
 export const SUMMARY_PATTERN = /^summary: (\d+) ops?, (\d+) faults?, (\d+) overlaps?, longest stall (\d+\.\d) s$/;

@@ -1,4 +1,4 @@
-import type { RecordedOp } from '../../history/types.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import type { ConnectionSettings } from '../connection.js';
 
 /** Hidden subcommand of `etcd-lease` that runs one demo worker; the demo forks the CLI with it. */

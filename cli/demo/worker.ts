@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isLeaseError } from '../../src/errors/lease-error.js';
-import type { LeaseOpKind, OpOutcome } from '../../history/types.js';
+import type { LeaseOpKind, OpOutcome } from '../../safety-checker/types.js';
 import { EtcdLeaseProvider } from '../../src/provider.js';
 import { clientOptions } from '../connection.js';
 import { ownerToken } from './owner-token.js';
@@ -61,7 +61,7 @@ interface Called<T> {
  * A holder stops acting as owner once (send time of its last successful acquire/renew) + ttl has
  * passed without a new success — the same rule the overlap checker uses for belief windows.
  */
-export class DemoWorker {
+class DemoWorker {
   private readonly provider: EtcdLeaseProvider;
   private readonly stopping = new AbortController();
   private readonly held = new Set<string>();

@@ -12,13 +12,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { parseAllDocuments } from 'yaml';
 
-import { DEFAULT_ETCD_IMAGE } from '../../cluster/launcher-choice.js';
+import { DEFAULT_ETCD_IMAGE } from '../../launcher/launcher-choice.js';
 import { ETCD_ENV_VARIABLES } from '../../src/config/load-env.js';
 
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string }; spec?: any; data?: any };
 type Container = { image?: string; command?: string[]; args?: string[]; env?: { name: string; value?: string }[]; envFrom?: any[]; resources?: any };
 
-export function loadManifests(dir: string): { file: string; manifest: Manifest }[] {
+function loadManifests(dir: string): { file: string; manifest: Manifest }[] {
   const loaded: { file: string; manifest: Manifest }[] = [];
   for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
     for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {

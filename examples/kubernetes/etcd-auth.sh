@@ -4,7 +4,7 @@
 # --client-cert-auth etcd takes a client certificate's CN as the user: the app's (CN=mastra-app) then reaches
 # only its prefixes, and no other certificate the CA signed is root any more.
 #
-# These are the README's "Least privilege in etcd" commands, made safe to run again: what exists is left as it is
+# These are the "Least privilege in etcd" commands of docs/security.md, made safe to run again: what exists is left as it is
 # (a role already granted, a permission already given and auth already on are no-ops in etcd).
 #
 #   ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY   etcdctl's own variables: a root certificate (CN=root)

@@ -1,22 +1,13 @@
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { AttemptContext } from '../transport/call-runner.js';
 import type { PooledLease } from '../leases/lease-choice.js';
 import type { AcquireOutcome } from '../operations/acquire.js';
 import { adoptForeign } from './adopt-foreign.js';
 import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';
+import type { LeaseRequest } from './lease-request.js';
 
-/** One acquire, as the provider validated it. Times are LeaseClock ms. */
-export interface AcquireRequest {
-  readonly etcdKey: Buffer;
-  /** Stored value: owner and metadata (keys/lease-value.ts). */
-  readonly value: Buffer;
-  readonly ttlMs: number;
-  /** When the caller made the call: the lease must last until sentAt + ttlMs. */
-  readonly sentAt: number;
-}
-
-export type AcquireAnswer = { acquired: true; revision: string } | { acquired: false; holder?: Buffer };
+type AcquireAnswer = { acquired: true; revision: string } | { acquired: false; holder?: Buffer };
 
 /**
  * One attempt of acquireLease: take or refresh (operations/acquire.ts), settling a foreign lease if need be.
@@ -26,7 +17,7 @@ export type AcquireAnswer = { acquired: true; revision: string } | { acquired: f
  * allocation of the hot path. Anything else (waiting for a grant, a foreign lease, a key that changed) continues in
  * `acquireSteps`.
  */
-export function acquireAttempt(backend: LeaseBackend, request: AcquireRequest, attempt: AttemptContext): Promise<AcquireAnswer> {
+export function acquireAttempt(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext): Promise<AcquireAnswer> {
   const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
   // Waiting for a grant: once it is there (or the call ended), the steps start over and find it in the pool.
   if (lease instanceof Promise) return lease.then(() => acquireSteps(backend, request, attempt));
@@ -41,7 +32,7 @@ export function acquireAttempt(backend: LeaseBackend, request: AcquireRequest, a
 /** The steps of an attempt, from the top or after a first transaction's `outcome` on `lease`. */
 async function acquireSteps(
   backend: LeaseBackend,
-  request: AcquireRequest,
+  request: LeaseRequest,
   attempt: AttemptContext,
   first?: { outcome: AcquireOutcome; lease: PooledLease },
 ): Promise<AcquireAnswer> {
@@ -68,7 +59,7 @@ async function acquireSteps(
 }
 
 /** The answer of a transaction that wrote the key on `lease`, or found another holder. */
-function settled(backend: LeaseBackend, request: AcquireRequest, outcome: Exclude<AcquireOutcome, { kind: 'foreign' }>, lease: PooledLease): AcquireAnswer {
+function settled(backend: LeaseBackend, request: LeaseRequest, outcome: Exclude<AcquireOutcome, { kind: 'foreign' }>, lease: PooledLease): AcquireAnswer {
   if (outcome.kind === 'held') return outcome.holder === undefined ? { acquired: false } : { acquired: false, holder: outcome.holder.value };
   backend.remember(request.etcdKey.toString('latin1'), request.value, outcome.revision, request.sentAt + request.ttlMs, lease);
   return { acquired: true, revision: outcome.revision };

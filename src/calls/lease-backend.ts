@@ -1,5 +1,4 @@
-import { TaskCancelledError } from 'cockatiel';
-import { EtcdLeaseInvalidError, type Etcd3 } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
 import type { LeaseClock } from '../clock/lease-clock.js';
 import type { GroupCommitter, SubmitOptions } from '../commit/group-committer.js';
 import type { KeyLanes, TakeOver } from '../commit/key-lanes.js';
@@ -7,6 +6,7 @@ import { Superseded } from '../commit/superseded.js';
 import { unstacked } from '../commit/unstacked.js';
 import { EtcdNoSpaceError } from '../errors/no-space.js';
 import type { PooledLease } from '../leases/lease-choice.js';
+import { LeasedWrites } from '../leases/leased-writes.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TimeToLiveAnswer } from '../leases/lease-ttl.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
@@ -34,7 +34,7 @@ export interface BackendParts {
 }
 
 /** What a renewal call renews: the key's stored value, for how long. */
-export interface Renewal {
+interface Renewal {
   readonly value: Buffer;
   readonly ttlMs: number;
 }
@@ -48,7 +48,11 @@ const PUTTING = new Set(['acquireLease', 'renewLease', 'transferLease']);
  * the group committer.
  */
 export class LeaseBackend {
-  constructor(readonly parts: BackendParts) {}
+  private readonly writes: LeasedWrites;
+
+  constructor(readonly parts: BackendParts) {
+    this.writes = new LeasedWrites(parts.committer, parts.pool);
+  }
 
   get clock(): LeaseClock {
     return this.parts.clock;
@@ -106,7 +110,7 @@ export class LeaseBackend {
       return Promise.reject(committer.shedError(operation));
     }
     const scope = runner.open(operation, budget);
-    // Every wait of an attempt ends with its signal (the committer's submit, untilStopped below): no race needed.
+    // Every wait of an attempt ends with its signal (the committer's submit, a grant's, the TTL read's): no race needed.
     return runner.attempts(scope, attempt, true).then(
       (value) => {
         leave();
@@ -167,34 +171,21 @@ export class LeaseBackend {
    * once its grant answers — or rejects when the call ends first.
    */
   leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
-    const lease = this.parts.pool.leaseFor(ttlMs, sentAt);
+    const lease = this.writes.granted(this.parts.pool.leaseFor(ttlMs, sentAt), attempt);
     if (!(lease instanceof Promise)) return lease;
-    return untilStopped(attempt.signal, lease).then(
-      (granted) => {
-        // The call may have ended while the grant was on its way: an abandoned attempt must not be sent.
-        if (attempt.signal.aborted) throw new TaskCancelledError('call ended while its lease was granted');
-        return granted;
-      },
-      (error: unknown) => {
-        // etcd refuses grants under the NOSPACE alarm too: the committer then stops sending writes as well.
-        if (error instanceof EtcdNoSpaceError) this.parts.committer.spaceAlarm.raise(performance.now());
-        throw error;
-      },
-    );
+    return lease.catch((error: unknown) => {
+      // etcd refuses grants under the NOSPACE alarm too: the committer then stops sending writes as well.
+      if (error instanceof EtcdNoSpaceError) this.parts.committer.spaceAlarm.raise(performance.now());
+      throw error;
+    });
   }
 
   /**
    * One transaction through the group committer, as part of `attempt`; `how` schedules a renewal's (renewSchedule).
    * The committer's errors name the call (the attempt's signal is its scope).
    */
-  async commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, how?: SubmitOptions): Promise<TxnOutcome> {
-    try {
-      return await this.parts.committer.submit(etcdKey, txn, attempt.timeoutMs, attempt.signal, how ?? { operation: operationOf(attempt) });
-    } catch (error) {
-      // etcd no longer knows the lease (revoked, or lost with the cluster's data): drop it so the retry picks another.
-      if (lease !== undefined && error instanceof EtcdLeaseInvalidError) this.parts.pool.invalidate(lease.id);
-      throw error;
-    }
+  commit(etcdKey: Buffer, txn: TxnRequest, attempt: AttemptContext, lease?: PooledLease, how?: SubmitOptions): Promise<TxnOutcome> {
+    return this.writes.commit(etcdKey, txn, attempt, lease?.id, how ?? { operation: operationOf(attempt) });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { AttemptContext } from '../transport/call-runner.js';
 import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';

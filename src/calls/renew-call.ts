@@ -1,11 +1,11 @@
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { AttemptContext } from '../transport/call-runner.js';
 import type { PooledLease } from '../leases/lease-choice.js';
 import type { RefreshOutcome } from '../operations/refresh-own.js';
-import type { AcquireRequest } from './acquire-call.js';
 import { adoptForeign } from './adopt-foreign.js';
 import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';
+import type { LeaseRequest } from './lease-request.js';
 
 /**
  * One attempt of renewLease: true while `value` holds the key, which then lasts until sentAt + ttlMs at least.
@@ -15,7 +15,7 @@ import type { LeaseBackend } from './lease-backend.js';
  * transaction may wait for company (commit/renew-delay.ts): a later step follows a read the caller waits on. Every
  * step is due by how soon the key's current lease could end (LeaseBackend.renewSchedule).
  */
-export function renewAttempt(backend: LeaseBackend, request: AcquireRequest, attempt: AttemptContext): Promise<boolean> {
+export function renewAttempt(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext): Promise<boolean> {
   const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
   // Waiting for a grant: once it is there (or the call ended), the steps start over and find it in the pool.
   if (lease instanceof Promise) return lease.then(() => renewSteps(backend, request, attempt));
@@ -30,7 +30,7 @@ export function renewAttempt(backend: LeaseBackend, request: AcquireRequest, att
 }
 
 /** The steps of an attempt, from the top or after a first transaction's `outcome` on `lease`. */
-async function renewSteps(backend: LeaseBackend, request: AcquireRequest, attempt: AttemptContext, first?: { outcome: RefreshOutcome; lease: PooledLease }): Promise<boolean> {
+async function renewSteps(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext, first?: { outcome: RefreshOutcome; lease: PooledLease }): Promise<boolean> {
   const { etcdKey, value, ttlMs, sentAt } = request;
   const keyId = etcdKey.toString('latin1');
   const need = sentAt + ttlMs;
@@ -56,7 +56,7 @@ async function renewSteps(backend: LeaseBackend, request: AcquireRequest, attemp
 }
 
 /** The answer of a transaction that refreshed the key on `lease`, or found it no longer held. */
-function settled(backend: LeaseBackend, request: AcquireRequest, keyId: string, outcome: Exclude<RefreshOutcome, { kind: 'foreign' }>, lease: PooledLease): boolean {
+function settled(backend: LeaseBackend, request: LeaseRequest, keyId: string, outcome: Exclude<RefreshOutcome, { kind: 'foreign' }>, lease: PooledLease): boolean {
   if (outcome.kind === 'not-held') {
     backend.tenures.forget(keyId, request.value);
     return false;

@@ -1,10 +1,10 @@
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { AttemptContext } from '../transport/call-runner.js';
 import { adoptForeign } from './adopt-foreign.js';
 import { KeyChurnError } from './key-churn.js';
 import type { LeaseBackend } from './lease-backend.js';
 
-export interface TransferRequest {
+interface TransferRequest {
   readonly etcdKey: Buffer;
   readonly from: Buffer;
   readonly to: Buffer;

@@ -1,13 +1,5 @@
+import { POLICY } from '../policy.js';
 import { SYSTEM_CLOCK, type ClockSource } from './clock-source.js';
-
-/** A reading moved the wall clock this much further than the monotonic one: a suspend (or a forward step). */
-export const JUMP_THRESHOLD_MS = 50;
-
-/**
- * While anyone listens for jumps, the clock reads itself this often. Node's timers run on the monotonic clock,
- * so after a suspend every timer is late by the suspend's length; the first tick after resuming notices it.
- */
-export const JUMP_CHECK_INTERVAL_MS = 250;
 
 /**
  * Elapsed time that never runs slower than real time, for everything the provider promises about TTLs.
@@ -48,7 +40,7 @@ export class LeaseClock {
     const advance = Math.max(0, byMonotonic, byWall);
     this.value += advance;
     const jump = byWall - Math.max(0, byMonotonic);
-    if (jump > JUMP_THRESHOLD_MS) {
+    if (jump > POLICY.clockJump.thresholdMs) {
       this.jumped += jump;
       for (const listener of this.jumpListeners) listener(jump);
     }
@@ -57,7 +49,7 @@ export class LeaseClock {
 
   /**
    * Total of the jumps seen so far (each reading's wall advance beyond the monotonic one, when over
-   * JUMP_THRESHOLD_MS), as of the last reading. The clock cannot tell a suspend (real time passed: etcd's leases
+   * POLICY.clockJump.thresholdMs), as of the last reading. The clock cannot tell a suspend (real time passed: etcd's leases
    * aged) from a forward wall-clock step (no time passed); the difference between two values of this says how much
    * of the time between two readings may be either — something only etcd can settle (handles/held-lease.ts).
    */
@@ -67,13 +59,13 @@ export class LeaseClock {
 
   /**
    * Called (synchronously, from a reading) when the wall clock moved ahead of the monotonic one by more than
-   * JUMP_THRESHOLD_MS: timers armed on the monotonic clock (Node's) are then late by about that much.
+   * POLICY.clockJump.thresholdMs: timers armed on the monotonic clock (Node's) are then late by about that much.
    * Returns the function that removes the listener.
    */
   onJump(listener: (jumpMs: number) => void): () => void {
     this.jumpListeners.add(listener);
     if (this.ticker === undefined) {
-      this.ticker = setInterval(() => this.now(), JUMP_CHECK_INTERVAL_MS);
+      this.ticker = setInterval(() => this.now(), POLICY.clockJump.checkEveryMs);
       this.ticker.unref(); // watching the clock never keeps a process alive
     }
     return () => {

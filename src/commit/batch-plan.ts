@@ -2,7 +2,7 @@ import type { IRequestOp } from 'etcd3';
 import type { TxnRequest } from '../operations/etcd-txn.js';
 
 /** What batch planning needs to know about a queued operation. */
-export interface Plannable {
+interface Plannable {
   /** Approximate encoded size in bytes (`requestBytes`). */
   readonly bytes: number;
   /** Its `nestingCost`. */

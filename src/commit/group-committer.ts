@@ -5,7 +5,7 @@ import { EtcdNoSpaceError } from '../errors/no-space.js';
 import { EtcdOverloadedError } from '../errors/overloaded.js';
 import { nested, type TxnOutcome, type TxnRequest, type TxnResponse } from '../operations/etcd-txn.js';
 import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { StopSignal } from '../transport/stop-signal.js';
 import { ArrivalRate } from './arrival-rate.js';
 import { addTo, ETCD_MAX_TXN_OPS, fits, nestingCost, requestBytes, type BatchFill } from './batch-plan.js';
@@ -16,19 +16,10 @@ import { Superseded } from './superseded.js';
 import { unstacked } from './unstacked.js';
 import { UrgencyQueue, type Ranked } from './urgency-queue.js';
 
-/**
- * A renew waits only if at least this many other operations are expected within its wait: fewer would save
- * next to nothing and cost the renew its wait (a provider renewing a handful of keys sends at once).
- */
-const MIN_COMPANY = 8;
-
-/** At most one warning about shed work per this many ms. */
-const SHED_NOTICE_MS = 10_000;
-
 /** Sends one transaction to etcd (one attempt; the caller's policy retries). */
-export type SendTxn = (request: TxnRequest, deadline: Date) => Promise<TxnResponse>;
+type SendTxn = (request: TxnRequest, deadline: Date) => Promise<TxnResponse>;
 
-export interface GroupCommitOptions {
+interface GroupCommitOptions {
   /** Most sub-transactions per etcd Txn (and at most what etcd's --max-txn-ops leaves: batch-plan.ts). Halved if the server refuses a batch. */
   maxBatchSize: number;
   /** Most transactions in flight at once: the limit adapts to the commit latency between `minInFlight` and this. */
@@ -48,7 +39,7 @@ export interface GroupCommitOptions {
   quotaKey?: Buffer;
   /** Least time between two writes that test whether a NOSPACE alarm was cleared. @default POLICY.spaceAlarm.probeGapMs */
   spaceProbeGapMs?: number;
-  /** A renew waits only when at least this many other operations are expected within its wait. @default 8 */
+  /** A renew waits only when at least this many other operations are expected within its wait. @default POLICY.renewMinCompany */
   minCompanyToWait?: number;
   onBatch?: (size: number) => void;
   onDegrade?: (message: string) => void;
@@ -56,7 +47,7 @@ export interface GroupCommitOptions {
   onRoundTrip?: (ms: number) => void;
   /** The NOSPACE alarm was found raised (true) or cleared (false). */
   onSpaceAlarm?: (raised: boolean) => void;
-  /** Work was shed: at most once per 10 s, with what it was. */
+  /** Work was shed: at most once per POLICY.commit.shedNoticeEveryMs, with what it was. */
   onShed?: (message: string) => void;
 }
 
@@ -224,7 +215,7 @@ export class GroupCommitter {
     let mayWaitMs = how.mayWaitMs ?? 0;
     // Waiting pays only with company: at the recent rate, enough others must be expected within the wait — and
     // with a full batch already queued there is company enough.
-    if (mayWaitMs > 0 && (this.ready.size >= this.maxBatchSize || this.arrivals.expectedWithin(mayWaitMs, now) < (this.options.minCompanyToWait ?? MIN_COMPANY))) {
+    if (mayWaitMs > 0 && (this.ready.size >= this.maxBatchSize || this.arrivals.expectedWithin(mayWaitMs, now) < (this.options.minCompanyToWait ?? POLICY.renewMinCompany))) {
       mayWaitMs = 0;
     }
     this.arrivals.arrive(now);
@@ -425,7 +416,7 @@ export class GroupCommitter {
   private noticeShed(): void {
     this.shedSinceNotice++;
     const now = performance.now();
-    if (now - this.lastShedNoticeAt < SHED_NOTICE_MS) return;
+    if (now - this.lastShedNoticeAt < POLICY.commit.shedNoticeEveryMs) return;
     const { queued, queueLimit, inFlightLimit, commitMs } = this.load;
     this.options.onShed?.(
       `etcd commits less than is asked of it: ${this.shedSinceNotice} operation(s) shed with ELEASE_OVERLOADED since the last notice ` +

@@ -1,5 +1,5 @@
 /** Bounds and tuning of the in-flight limit (POLICY.commit). */
-export interface InFlightSettings {
+interface InFlightSettings {
   /** Never fewer transactions in flight than this (also where it starts). */
   readonly min: number;
   readonly max: number;

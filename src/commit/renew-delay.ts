@@ -14,7 +14,7 @@
  * send-by time on its own monotonic clock (LeaseClock never runs slower than that one, so the wait measured there
  * is at most the wait computed here).
  */
-export interface RenewDelayInput {
+interface RenewDelayInput {
   /** LeaseClock now. */
   readonly now: number;
   /** The renew's TTL: the wait is at most a twentieth of it, so a short TTL pays a proportionally short wait. */
@@ -28,7 +28,7 @@ export interface RenewDelayInput {
 }
 
 /** A renew waits at most 1/20 of its TTL: at Mastra's cadence (every ttl/3) that is 15 % of the time between renewals. */
-export const MAX_TTL_SHARE = 20;
+const MAX_TTL_SHARE = 20;
 
 /** Milliseconds the renew may wait before it must be sent: min(window, ttl/20, protectedUntil − margin − now), ≥ 0. */
 export function renewDelayMs(input: RenewDelayInput): number {

@@ -1,18 +1,18 @@
 import { inspect, type InspectOptionsStylized } from 'node:util';
 import type { IOptions } from 'etcd3';
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 type Auth = NonNullable<IOptions['auth']>;
 type Credentials = NonNullable<IOptions['credentials']>;
 
 /** How `auth` shows in logs: the user name, never the password. */
-export function describeAuth(auth: Auth): { username: string; password: string } {
+function describeAuth(auth: Auth): { username: string; password: string } {
   return { username: String(auth.username), password: REDACTED };
 }
 
 /** How `credentials` show in logs: which pieces are there; certificates by size, the private key not at all. */
-export function describeCredentials(credentials: Credentials): Record<string, string> {
+function describeCredentials(credentials: Credentials): Record<string, string> {
   const shown: Record<string, string> = {};
   const size = (value: unknown) => (Buffer.isBuffer(value) ? `[PEM, ${value.length} bytes]` : `[${typeof value}]`);
   if (credentials.rootCertificate !== undefined) shown.rootCertificate = size(credentials.rootCertificate);

@@ -1,7 +1,7 @@
 import type { Etcd3 } from 'etcd3';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import { checkText } from '../keys/key-codec.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { EtcdLeaseProviderOptions, LeaseLogger } from './options.js';
 import { STDERR_LOGGER } from './stderr-logger.js';
 
@@ -20,7 +20,7 @@ export interface ResolvedOptions {
   logger: LeaseLogger;
 }
 
-/** Defaults of the options; the fault-handling ones come from the one policy module (transport/policy.ts). */
+/** Defaults of the options; the fault-handling ones come from the one policy module (src/policy.ts). */
 export const DEFAULTS = {
   prefix: 'mastra/lease/',
   deadlineMs: POLICY.deadlineMs,

@@ -9,7 +9,7 @@ export interface TlsMaterialNames {
 }
 
 /** PEM contents; any piece may be absent. */
-export interface TlsMaterial {
+interface TlsMaterial {
   readonly ca?: unknown;
   readonly cert?: unknown;
   readonly key?: unknown;

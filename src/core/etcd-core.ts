@@ -4,12 +4,16 @@ import { LeaseClock } from '../clock/lease-clock.js';
 import { GroupCommitter } from '../commit/group-committer.js';
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
 import { resolveOptions, type ResolvedOptions } from '../config/resolve-options.js';
+import { LeaseArgumentRangeError } from '../errors/invalid-argument.js';
+import { grantPooledLease } from '../leases/grant.js';
+import type { LeaseIdSpace } from '../leases/lease-id.js';
+import { LeasePool } from '../leases/lease-pool.js';
 import { LeaseObserver } from '../metrics/observer.js';
 import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
 import { CallRunner, type CallBudget } from '../transport/call-runner.js';
 import { OpenScopes } from '../transport/call-scope.js';
 import { createEtcdClient } from '../transport/etcd-client.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 
 /**
  * What everything talking to one etcd cluster shares: the client (one set of connections and per-member health),
@@ -63,12 +67,38 @@ export class EtcdCore {
     return this.lifetimeController.signal;
   }
 
+  /** The deadline of a call: its own `deadlineMs`, else the core's, which must be a finite number above 0. */
+  deadlineOf(call: { deadlineMs?: number } | undefined): number {
+    const deadlineMs = call?.deadlineMs ?? this.options.deadlineMs;
+    if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) {
+      throw new LeaseArgumentRangeError('deadlineMs', `must be a finite number above 0, got ${deadlineMs}`);
+    }
+    return deadlineMs;
+  }
+
   /**
    * Budget of one call: its own deadline (default `deadlineMs`), its signal, and the core's lifetime — as the set of
    * open scopes close() ends, not as a listener on the lifetime signal per call (transport/call-scope.ts).
    */
   budget(deadlineMs: number = this.options.deadlineMs, signal?: AbortSignal): CallBudget {
     return signal ? { deadlineMs, signals: [signal], lifetime: this.openScopes } : { deadlineMs, lifetime: this.openScopes };
+  }
+
+  /**
+   * A pool of shared etcd leases (leases/lease-pool.ts) granted through this core's client and runner, with ids from
+   * `ids`. `what` names its leases in the warning a failed background grant logs.
+   */
+  leasePool(bucketMs: number, ids: LeaseIdSpace, what: string): LeasePool {
+    const { client, runner, clock } = this;
+    const { logger } = this.options;
+    const context = { client, runner, clock, logger, budget: () => this.budget() };
+    return new LeasePool(
+      (ttlSeconds, id, notBefore) => grantPooledLease(context, ttlSeconds, id, notBefore),
+      bucketMs,
+      clock,
+      ids,
+      (error) => logger.warn?.(`background ${what} grant failed`, { error }),
+    );
   }
 
   /** Ends every call in flight with `reason`, rejects queued transactions, closes the client if the core made it. */

@@ -39,4 +39,4 @@ function describe(limit: SizeLimit, sizeBytes: number | undefined, limitBytes: n
 }
 
 /** etcd's default --max-request-bytes (1.5 MiB); the server does not say its own setting. */
-export const ETCD_DEFAULT_MAX_REQUEST_BYTES = 1_572_864;
+const ETCD_DEFAULT_MAX_REQUEST_BYTES = 1_572_864;

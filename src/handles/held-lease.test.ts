@@ -3,9 +3,9 @@ import { ProviderClosedError } from '../errors/closed.js';
 import { LeaseLostError } from '../errors/lease-lost.js';
 import { SuspendableClock } from '../../test/chaos/suspendable-clock.js';
 import { FakeLeaseStore, until } from '../../test/support/fake-lease-store.js';
-import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../clock/lease-clock.js';
+import { LeaseClock } from '../clock/lease-clock.js';
 import { LeaseObserver } from '../metrics/observer.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import { hold } from './hold.js';
 
 const K = 'k';
@@ -137,9 +137,9 @@ describe('hold when the wall clock jumps ahead of the monotonic clock (a suspend
     store.values.set(K, { owner: 'B', modRevision: String(++store.revision) }); // unseen by the watch
     source.jumpWall(60_000);
     const wokeAt = performance.now();
-    await until(() => handle.signal.aborted, JUMP_CHECK_INTERVAL_MS + 500, 'the signal');
+    await until(() => handle.signal.aborted, POLICY.clockJump.checkEveryMs + 500, 'the signal');
     expect(reasonOf(handle.signal)).toBe('renew-refused');
-    expect(performance.now() - wokeAt).toBeLessThanOrEqual(JUMP_CHECK_INTERVAL_MS + 100);
+    expect(performance.now() - wokeAt).toBeLessThanOrEqual(POLICY.clockJump.checkEveryMs + 100);
   });
 
   it('woken from a suspend with etcd out of reach, the handle aborts as expired within the renew deadline', async () => {
@@ -147,9 +147,9 @@ describe('hold when the wall clock jumps ahead of the monotonic clock (a suspend
     const openGate = store.holdRenews();
     source.jumpWall(60_000);
     const wokeAt = performance.now();
-    await until(() => handle.signal.aborted, JUMP_CHECK_INTERVAL_MS + POLICY.clockJumpRenewMs + 1000, 'the signal');
+    await until(() => handle.signal.aborted, POLICY.clockJump.checkEveryMs + POLICY.clockJump.renewMs + 1000, 'the signal');
     expect(reasonOf(handle.signal)).toBe('expired');
-    expect(performance.now() - wokeAt).toBeLessThanOrEqual(JUMP_CHECK_INTERVAL_MS + POLICY.clockJumpRenewMs + 100);
+    expect(performance.now() - wokeAt).toBeLessThanOrEqual(POLICY.clockJump.checkEveryMs + POLICY.clockJump.renewMs + 100);
     openGate();
   });
 

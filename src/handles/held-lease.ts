@@ -2,7 +2,7 @@ import { isLeaseError } from '../errors/lease-error.js';
 import { LeaseLostError, type LeaseLossReason } from '../errors/lease-lost.js';
 import type { KeyWatch, KeyWatchEvent } from '../waiting/key-watch.js';
 import type { LeaseOps } from '../waiting/lease-ops.js';
-import { POLICY } from '../transport/policy.js';
+import { POLICY } from '../policy.js';
 import type { LeaseHandle } from './lease-handle.js';
 import { believedUntil, nextRenewAt, renewDeadlineMs, retryRenewAt, revisionAfter, windowState } from './renew-schedule.js';
 
@@ -19,7 +19,7 @@ const RELEASE_AFTER: ReadonlySet<LeaseLossReason> = new Set(['expired', 'renew-f
  * - a watch on the key from the revision after our acquire: the key deleted or written by another owner.
  * A window that looks over only because the wall clock jumped ahead is settled by etcd, not by the clock: a
  * suspend (etcd's time passed) and a forward wall-clock step (none did) look the same from inside the process.
- * The handle renews at once with a short deadline (POLICY.clockJumpRenewMs): success means the key was ours all
+ * The handle renews at once with a short deadline (POLICY.clockJump.renewMs): success means the key was ours all
  * along (a renew compares our value, and nobody else can have held a key that never left us), so the handle goes
  * on; false ends it as refused; no answer in time ends it as expired. So a step costs one renew, and after a real
  * suspend a handle whose window ended still aborts within that deadline of noticing.
@@ -107,7 +107,7 @@ export class HeldLease implements LeaseHandle {
     if (this.ended || (this.verifying && !verify)) return;
     const sentAt = this.ops.clock.now();
     const jumpedAtSend = this.ops.clock.jumpedMs;
-    const deadlineMs = verify ? Math.min(POLICY.clockJumpRenewMs, this.ops.deadlineMs) : renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs);
+    const deadlineMs = verify ? Math.min(POLICY.clockJump.renewMs, this.ops.deadlineMs) : renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs);
     let renewed: boolean;
     try {
       renewed = await this.ops.renew(this.key, this.owner, this.ttlMs, { signal: this.renewing.signal, deadlineMs }, this.metadata);

@@ -6,9 +6,11 @@
  * The handle's signal fires a little before that instant, because timers fire late, never early.
  */
 
-/** Safety margin before the belief window's end: 10 % of the TTL, at most 250 ms. */
+import { POLICY } from '../policy.js';
+
+/** Safety margin before the belief window's end (POLICY.expiryMargin: 10 % of the TTL, at most 250 ms). */
 export function expiryMarginMs(ttlMs: number): number {
-  return Math.min(250, ttlMs / 10);
+  return Math.min(POLICY.expiryMargin.maxMs, ttlMs / POLICY.expiryMargin.ttlDivisor);
 }
 
 /** When the handle stops believing it holds the lease, given the send time of its last successful write. */
@@ -35,11 +37,12 @@ export function nextRenewAt(sentAt: number, ttlMs: number): number {
 }
 
 /**
- * After `failures` consecutive failed renews (1 = the first): retry soon, exponentially from 100 ms,
- * but never later than halfway to the end of the belief window, so several retries fit before it closes.
+ * After `failures` consecutive failed renews (1 = the first): retry soon, exponentially from
+ * POLICY.errorBackoff.firstMs, but never later than halfway to the end of the belief window, so several retries fit
+ * before it closes.
  */
 export function retryRenewAt(now: number, until: number, failures: number): number {
-  const backoff = 100 * 2 ** Math.max(0, Math.min(failures - 1, 10));
+  const backoff = POLICY.errorBackoff.firstMs * 2 ** Math.max(0, Math.min(failures - 1, 10));
   return now + Math.max(0, Math.min(backoff, (until - now) / 2));
 }
 

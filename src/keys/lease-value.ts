@@ -51,9 +51,3 @@ export function decodeLeaseValue(bytes: Buffer): LeaseHolder {
   }
   return { owner: bytes.toString('utf8') };
 }
-
-/** Stored size of a holder, for the request-size check. */
-export function leaseValueBytes(owner: string, metadata?: string): number {
-  const ownerBytes = Buffer.byteLength(owner, 'utf8');
-  return metadata === undefined ? ownerBytes : HEADER_BYTES + ownerBytes + Buffer.byteLength(metadata, 'utf8');
-}

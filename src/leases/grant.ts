@@ -6,7 +6,7 @@ import type { CallBudget, CallRunner } from '../transport/call-runner.js';
 import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
 import { endsNotBefore } from './lease-ttl.js';
 
-export interface GrantContext {
+interface GrantContext {
   client: Etcd3;
   runner: CallRunner;
   clock: LeaseClock;

@@ -1,5 +1,6 @@
 import type { LeaseClock } from '../clock/lease-clock.js';
 import { LeaseIdTakenError } from '../errors/lease-id-taken.js';
+import { POLICY } from '../policy.js';
 import { chooseLease, notBeforeOf, shouldPrefetch, ttlSecondsFor, type PooledLease } from './lease-choice.js';
 import { ID_UNIT_MS, type LeaseIdSpace } from './lease-id.js';
 
@@ -15,9 +16,6 @@ interface PendingGrant {
   readonly notBefore: number;
   readonly promise: Promise<PooledLease>;
 }
-
-/** How many ids one grant tries when etcd already knows the chosen one (each try costs a round trip). */
-const ID_ATTEMPTS = 8;
 
 /**
  * Shared etcd leases: keys whose deadlines fall in the same bucket ride on one lease, so the hot
@@ -127,7 +125,7 @@ export class LeasePool {
     for (const [id, until] of this.requested) if (until < this.clock.now()) this.requested.delete(id);
     let taken: LeaseIdTakenError | undefined;
     let tries = 0;
-    for (let candidate = this.ids.floor(notBefore); candidate >= need && tries < ID_ATTEMPTS; candidate -= ID_UNIT_MS) {
+    for (let candidate = this.ids.floor(notBefore); candidate >= need && tries < POLICY.grantIdTries; candidate -= ID_UNIT_MS) {
       const id = this.ids.idFor(candidate);
       if (this.requested.has(id)) continue;
       this.requested.set(id, candidate);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { endsNotBefore, isPlausible, reliedOnUntil, TTL_ANSWER_MARGIN_S, type TimeToLiveAnswer } from './lease-ttl.js';
+import { POLICY } from '../policy.js';
+import { endsNotBefore, isPlausible, reliedOnUntil, type TimeToLiveAnswer } from './lease-ttl.js';
 
 const PLACEHOLDER_S = 9_223_372_036; // what etcd before 3.4.32 / 3.5.14 answers on a just-elected leader
 
@@ -14,7 +15,7 @@ const answer = (ttlSeconds: number, grantedSeconds: number, askedAt = 1_000, ans
 describe('what a LeaseTimeToLive answer proves', () => {
   it("treats a just-elected leader's placeholder, and anything past the granted TTL plus the margin, as unknown", () => {
     expect(isPlausible(answer(PLACEHOLDER_S, 15))).toBe(false);
-    expect(isPlausible(answer(15 + TTL_ANSWER_MARGIN_S + 1, 15))).toBe(false);
+    expect(isPlausible(answer(15 + POLICY.ttlAnswerMarginS + 1, 15))).toBe(false);
     expect(isPlausible(answer(15 + 1, 15))).toBe(true); // a new leader's election-timeout extension
     expect(endsNotBefore(answer(PLACEHOLDER_S, 15))).toBeUndefined();
   });
@@ -28,7 +29,7 @@ describe('what a LeaseTimeToLive answer proves', () => {
   it('upper bound of what anyone relies on: one more second than the truncated answer, counted from its arrival', () => {
     expect(reliedOnUntil(answer(7, 15))).toBe(1_040 + 8_000);
     // after a leader change the lease can have more than its granted TTL left; nobody relies on that part
-    expect(reliedOnUntil(answer(15 + TTL_ANSWER_MARGIN_S, 15))).toBe(1_040 + (15 + TTL_ANSWER_MARGIN_S) * 1000);
+    expect(reliedOnUntil(answer(15 + POLICY.ttlAnswerMarginS, 15))).toBe(1_040 + (15 + POLICY.ttlAnswerMarginS) * 1000);
     expect(reliedOnUntil(answer(PLACEHOLDER_S, 15))).toBeUndefined();
     expect(reliedOnUntil(answer(-1, 0))).toBe(1_040);
   });
@@ -44,7 +45,8 @@ describe('what a LeaseTimeToLive answer proves', () => {
           const askedAt = 50_000;
           const answeredAt = askedAt + rtt;
           const computedAt = askedAt + at * rtt;
-          const remainingMs = left * granted * 1000;
+          // whole milliseconds, as a lease's life is: a fractional one can round up to the next second when divided
+          const remainingMs = Math.floor(left * granted * 1000);
           const end = computedAt + remainingMs;
           const a = answer(Math.trunc(remainingMs / 1000), granted, askedAt, answeredAt);
           expect(endsNotBefore(a)!).toBeLessThanOrEqual(end);

@@ -10,14 +10,10 @@
  * that has just become leader, until it applies its first entry (it keeps leases "forever" while it follows).
  * Legitimately `TTL` exceeds `grantedTTL` only after a leader change: the new leader gives every lease its full TTL
  * plus its election timeout (1 s by default), and spreads expiries when over 1 000 leases would end within the same
- * second. An answer beyond `grantedTTL + TTL_ANSWER_MARGIN_S` is therefore treated as unknown.
+ * second. An answer beyond `grantedTTL + POLICY.ttlAnswerMarginS` is therefore treated as unknown.
  */
 
-/**
- * How far above its granted TTL a lease's remaining TTL may legitimately be (the election-timeout extension after a
- * leader change, and the spreading of expiries): 10 s covers election timeouts up to 10 s. A larger answer is unknown.
- */
-export const TTL_ANSWER_MARGIN_S = 10;
+import { POLICY } from '../policy.js';
 
 export interface TimeToLiveAnswer {
   /** Remaining whole seconds, as etcd answered; -1 when the lease is unknown. */
@@ -31,7 +27,7 @@ export interface TimeToLiveAnswer {
 
 /** Is the remaining TTL one etcd can really have given this lease (not the just-elected leader's placeholder)? */
 export function isPlausible(answer: Pick<TimeToLiveAnswer, 'ttlSeconds' | 'grantedSeconds'>): boolean {
-  return answer.ttlSeconds <= answer.grantedSeconds + TTL_ANSWER_MARGIN_S;
+  return answer.ttlSeconds <= answer.grantedSeconds + POLICY.ttlAnswerMarginS;
 }
 
 /**
@@ -50,7 +46,7 @@ export function endsNotBefore(answer: TimeToLiveAnswer): number | undefined {
  * for an implausible answer: the other rounding. Counted from `answeredAt`, the latest moment the leader can have
  * computed the answer, it is the smaller of
  * - `TTL + 1` s: the lease ends before then (truncation), and a correct writer never relies on more than it lasts;
- * - `grantedTTL + TTL_ANSWER_MARGIN_S`: a writer's reliance starts from a grant or keep-alive it sent, or an answer it
+ * - `grantedTTL + POLICY.ttlAnswerMarginS`: a writer's reliance starts from a grant or keep-alive it sent, or an answer it
  *   read and trusted within this margin, before our answer arrived (the rest of a lengthened lease is nobody's).
  * Safe for "move the key off it onto a lease of ours that lasts at least until then": no writer's promise is
  * shortened. A lease etcd does not know carries no promise.
@@ -58,5 +54,5 @@ export function endsNotBefore(answer: TimeToLiveAnswer): number | undefined {
 export function reliedOnUntil(answer: TimeToLiveAnswer): number | undefined {
   if (answer.ttlSeconds < 0) return answer.answeredAt;
   if (!isPlausible(answer)) return undefined;
-  return answer.answeredAt + Math.min(answer.grantedSeconds + TTL_ANSWER_MARGIN_S, answer.ttlSeconds + 1) * 1000;
+  return answer.answeredAt + Math.min(answer.grantedSeconds + POLICY.ttlAnswerMarginS, answer.ttlSeconds + 1) * 1000;
 }

@@ -3,8 +3,8 @@ import type { LeaseProvider } from '@mastra/core/events';
 import { describe, expect, it } from 'vitest';
 
 import { RecordingPubSub } from '../../test/mastra/support/recording-pubsub.js';
-import { EtcdLeasedPubSub } from './etcd-leased-pubsub.js';
-import type { ClosableLeaseProvider } from './etcd-leased-pubsub.js';
+import { PubSubWithLeases } from './pubsub-with-leases.js';
+import type { ClosableLeaseProvider } from './pubsub-with-leases.js';
 
 /** In-memory lease provider that records its own close and the order of closes. */
 function closableLeases(order: string[], error?: Error): ClosableLeaseProvider & { closed: number } {
@@ -36,10 +36,10 @@ function recordingEvents(order: string[], error?: Error): RecordingPubSub {
   return events;
 }
 
-describe('EtcdLeasedPubSub.close', () => {
+describe('PubSubWithLeases.close', () => {
   it('closes the pubsub first, then the lease provider', async () => {
     const order: string[] = [];
-    const pubsub = new EtcdLeasedPubSub(recordingEvents(order), closableLeases(order));
+    const pubsub = new PubSubWithLeases(recordingEvents(order), closableLeases(order));
     await pubsub.close();
     expect(order).toEqual(['pubsub', 'leases']);
   });
@@ -47,7 +47,7 @@ describe('EtcdLeasedPubSub.close', () => {
   it('closes each side once however often it is called', async () => {
     const order: string[] = [];
     const leases = closableLeases(order);
-    const pubsub = new EtcdLeasedPubSub(recordingEvents(order), leases);
+    const pubsub = new PubSubWithLeases(recordingEvents(order), leases);
     const first = pubsub.close();
     expect(pubsub.close()).toBe(first);
     await Promise.all([first, pubsub.close()]);
@@ -58,7 +58,7 @@ describe('EtcdLeasedPubSub.close', () => {
   it('leaves a shared provider open with closeLeaseProvider: false', async () => {
     const order: string[] = [];
     const leases = closableLeases(order);
-    const pubsub = new EtcdLeasedPubSub(recordingEvents(order), leases, { closeLeaseProvider: false });
+    const pubsub = new PubSubWithLeases(recordingEvents(order), leases, { closeLeaseProvider: false });
     await pubsub.close();
     expect(order).toEqual(['pubsub']);
     expect(await leases.acquireLease('k', 'o', 1000)).toEqual({ acquired: true, owner: 'o' });
@@ -66,7 +66,7 @@ describe('EtcdLeasedPubSub.close', () => {
 
   it('leaves the pubsub open with closePubSub: false', async () => {
     const order: string[] = [];
-    const pubsub = new EtcdLeasedPubSub(recordingEvents(order), closableLeases(order), { closePubSub: false });
+    const pubsub = new PubSubWithLeases(recordingEvents(order), closableLeases(order), { closePubSub: false });
     await pubsub.close();
     expect(order).toEqual(['leases']);
   });
@@ -76,7 +76,7 @@ describe('EtcdLeasedPubSub.close', () => {
     Object.defineProperty(events, 'close', { value: undefined });
     const leases: LeaseProvider = new EventEmitterPubSub();
     Object.defineProperty(leases, 'close', { value: undefined });
-    await expect(new EtcdLeasedPubSub(events, leases).close()).resolves.toBeUndefined();
+    await expect(new PubSubWithLeases(events, leases).close()).resolves.toBeUndefined();
     expect(events.calls).toEqual([]);
   });
 
@@ -84,7 +84,7 @@ describe('EtcdLeasedPubSub.close', () => {
     const order: string[] = [];
     const failure = new Error('socket busy');
     const leases = closableLeases(order);
-    const pubsub = new EtcdLeasedPubSub(recordingEvents(order, failure), leases);
+    const pubsub = new PubSubWithLeases(recordingEvents(order, failure), leases);
     await expect(pubsub.close()).rejects.toBe(failure);
     expect(leases.closed).toBe(1);
   });
@@ -93,7 +93,7 @@ describe('EtcdLeasedPubSub.close', () => {
     const order: string[] = [];
     const pubsubFailure = new Error('socket busy');
     const leaseFailure = new Error('etcd gone');
-    const pubsub = new EtcdLeasedPubSub(recordingEvents(order, pubsubFailure), closableLeases(order, leaseFailure));
+    const pubsub = new PubSubWithLeases(recordingEvents(order, pubsubFailure), closableLeases(order, leaseFailure));
     const error = await pubsub.close().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AggregateError);
     expect((error as AggregateError).errors).toEqual([pubsubFailure, leaseFailure]);
@@ -107,7 +107,7 @@ describe('EtcdLeasedPubSub.close', () => {
       throw failure;
     };
     const leases = closableLeases(order);
-    await expect(new EtcdLeasedPubSub(events, leases).close()).rejects.toBe(failure);
+    await expect(new PubSubWithLeases(events, leases).close()).rejects.toBe(failure);
     expect(leases.closed).toBe(1);
   });
 });

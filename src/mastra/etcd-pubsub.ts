@@ -4,11 +4,11 @@ import { describeSettings } from '../config/redact.js';
 import { resolveOptions } from '../config/resolve-options.js';
 import { EtcdCore } from '../core/etcd-core.js';
 import { ProviderClosedError } from '../errors/closed.js';
-import { EtcdLeaseProvider } from '../provider.js';
-import { EtcdEventBus } from '../pubsub/event-bus.js';
+import { createLeaseProvider, type EtcdLeaseProvider } from '../provider.js';
+import { EtcdEventBus } from '../pubsub/etcd-event-bus.js';
 import { resolveEventOptions } from '../pubsub/resolve-options.js';
-import { EtcdLeasedPubSub } from './etcd-leased-pubsub.js';
-import { EtcdEventPubSub } from './etcd-pubsub-events.js';
+import { PubSubWithLeases } from './pubsub-with-leases.js';
+import { EventBusPubSub } from './event-bus-pubsub.js';
 import type { EtcdPubSubOptions } from './etcd-pubsub-options.js';
 
 /**
@@ -19,10 +19,10 @@ import type { EtcdPubSubOptions } from './etcd-pubsub-options.js';
  * one live member across processes and redelivers a dead member's events, `startFrom: 'earliest'` replays the
  * retained window, `localOnly` events never leave the process (docs/design.md, "Events (EtcdPubSub)").
  * Leases: the five lease methods (with run metadata and `getLeaseRecord`), `getLeaseProvider()` and the error
- * policy are `withEtcdLeases`'s — this is an `EtcdLeasedPubSub` whose event pubsub and lease provider share one etcd
+ * policy are `withEtcdLeases`'s — this is a `PubSubWithLeases` whose event pubsub and lease provider share one etcd
  * client and one group committer, so lease renewals and events ride the same consensus rounds.
  */
-export class EtcdPubSub extends EtcdLeasedPubSub {
+export class EtcdPubSub extends PubSubWithLeases {
   private readonly core: EtcdCore;
   private readonly description: Record<string, unknown>;
   private shutdown: Promise<void> | undefined;
@@ -35,7 +35,7 @@ export class EtcdPubSub extends EtcdLeasedPubSub {
     let provider: EtcdLeaseProvider;
     let bus: EtcdEventBus;
     try {
-      provider = new EtcdLeaseProvider(options, { core, closedAs: 'EtcdPubSub' });
+      provider = createLeaseProvider(options, { core, closedAs: 'EtcdPubSub' });
       bus = new EtcdEventBus(core, events, options.meterProvider);
     } catch (error) {
       core.close(new ProviderClosedError('construct', 'EtcdPubSub'));
@@ -43,7 +43,7 @@ export class EtcdPubSub extends EtcdLeasedPubSub {
     }
     const { onAcquireError, onLeaseError } = options;
     try {
-      super(new EtcdEventPubSub(bus, core.options.logger), provider, { onAcquireError, onLeaseError });
+      super(new EventBusPubSub(bus, core.options.logger), provider, { onAcquireError, onLeaseError });
     } catch (error) {
       void bus.close();
       core.close(new ProviderClosedError('construct', 'EtcdPubSub'));

@@ -1,9 +1,9 @@
 // Entry point of the `etcd-lease-provider/mastra` subpath. Kept apart from the root entry
-// because it needs `@mastra/core/events` at run time (`EtcdLeasedPubSub extends PubSub`),
+// because it needs `@mastra/core/events` at run time (`PubSubWithLeases extends PubSub`),
 // while the root entry neither loads nor names `@mastra/core` (its types included), so it works without the
 // optional peer.
 export { withEtcdLeases } from './with-etcd-leases.js';
-export { EtcdLeasedPubSub, type ClosableLeaseProvider } from './etcd-leased-pubsub.js';
+export { PubSubWithLeases, type ClosableLeaseProvider } from './pubsub-with-leases.js';
 export type { WithEtcdLeasesOptions, LeaseOperation } from './options.js';
 export { EtcdPubSub } from './etcd-pubsub.js';
 export type { EtcdPubSubOptions } from './etcd-pubsub-options.js';

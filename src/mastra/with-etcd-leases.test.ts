@@ -5,7 +5,7 @@ import { RecordingLeaseProvider } from '../../test/mastra/support/recording-leas
 import { RecordingPubSub } from '../../test/mastra/support/recording-pubsub.js';
 import { ProviderClosedError } from '../errors/closed.js';
 import { EtcdLeaseProvider } from '../provider.js';
-import { EtcdLeasedPubSub } from './etcd-leased-pubsub.js';
+import { PubSubWithLeases } from './pubsub-with-leases.js';
 import { withEtcdLeases } from './with-etcd-leases.js';
 
 // Nothing listens here; nothing is sent either, since etcd3 connects on the first request.
@@ -15,7 +15,7 @@ describe('withEtcdLeases', () => {
   it('builds an EtcdLeaseProvider from options and hands it to Mastra', async () => {
     const pubsub = withEtcdLeases(new EventEmitterPubSub(), NOWHERE);
     try {
-      expect(pubsub).toBeInstanceOf(EtcdLeasedPubSub);
+      expect(pubsub).toBeInstanceOf(PubSubWithLeases);
       expect(pubsub).toBeInstanceOf(PubSub);
       expect(isLeaseProvider(pubsub)).toBe(true);
       expect(pubsub.getLeaseProvider()).toBeInstanceOf(EtcdLeaseProvider);

@@ -3,8 +3,8 @@ import type { PubSub } from '@mastra/core/events';
 
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
 import { EtcdLeaseProvider } from '../provider.js';
-import { EtcdLeasedPubSub } from './etcd-leased-pubsub.js';
-import type { ClosableLeaseProvider } from './etcd-leased-pubsub.js';
+import { PubSubWithLeases } from './pubsub-with-leases.js';
+import type { ClosableLeaseProvider } from './pubsub-with-leases.js';
 import type { WithEtcdLeasesOptions } from './options.js';
 
 /**
@@ -26,10 +26,10 @@ export function withEtcdLeases(
   pubsub: PubSub,
   leases: EtcdLeaseProviderOptions | ClosableLeaseProvider,
   options: WithEtcdLeasesOptions = {},
-): EtcdLeasedPubSub {
-  if (isLeaseProvider(leases)) return new EtcdLeasedPubSub(pubsub, leases, options);
+): PubSubWithLeases {
+  if (isLeaseProvider(leases)) return new PubSubWithLeases(pubsub, leases, options);
   // Built here, so owned here: `closeLeaseProvider: false` cannot leak a client nobody else can reach. The annotation
   // is where the compiler checks that EtcdLeaseProvider is a Mastra `LeaseProvider` (the root entry cannot import it).
   const provider: ClosableLeaseProvider = new EtcdLeaseProvider(leases);
-  return new EtcdLeasedPubSub(pubsub, provider, { ...options, closeLeaseProvider: true });
+  return new PubSubWithLeases(pubsub, provider, { ...options, closeLeaseProvider: true });
 }

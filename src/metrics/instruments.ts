@@ -30,7 +30,7 @@ const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
 
 /** `result` of an acquire; a failed one also carries `error.type` (errors/…: the error's `code`). */
-export type AcquireAttributes = { result: 'acquired' | 'contended' } | { result: 'error'; 'error.type': string };
+type AcquireAttributes = { result: 'acquired' | 'contended' } | { result: 'error'; 'error.type': string };
 /** Where an etcd endpoint is (OpenTelemetry's `server.address` and `server.port`). */
 export type ServerAttributes = { 'server.address': string; 'server.port'?: number };
 
@@ -98,7 +98,7 @@ export const PUBSUB_METRIC = {
 } as const;
 
 export type RedeliveryReason = 'nack' | 'member-lost' | 'in-flight-timeout';
-export type DropReason = 'max-attempts' | 'oversize-replay' | 'compacted';
+type DropReason = 'max-attempts' | 'oversize-replay' | 'compacted';
 export type WatchResumeReason = 'reconnect' | 'compacted' | 'stalled' | 'oversize';
 
 export interface PubSubInstruments {

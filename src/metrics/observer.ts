@@ -9,7 +9,7 @@ import { errorType } from './error-type.js';
 import { CIRCUIT_STATE_VALUE, createInstruments, type Instruments, type ServerAttributes } from './instruments.js';
 import { leaseMeter } from './meter-scope.js';
 
-export interface ObserverOptions {
+interface ObserverOptions {
   onEvent?: LeaseEventListener | undefined;
   meterProvider?: MeterProvider | undefined;
   logger: LeaseLogger;

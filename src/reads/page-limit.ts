@@ -22,7 +22,7 @@ export interface PageBounds {
 }
 
 /** What bounds a page whatever the values weigh. */
-export interface PageFit {
+interface PageFit {
   /** The largest key plus value any key under the prefix can hold. */
   maxEntryBytes: number;
   /** The largest response the client accepts. */
@@ -32,7 +32,7 @@ export interface PageFit {
 export const DEFAULT_PAGE_BOUNDS: PageBounds = { maxKeys: 1000, targetBytes: 1024 * 1024 };
 
 /** The first page knows nothing of the values' sizes yet: it starts small and doubles from there. */
-export const FIRST_PAGE_KEYS = 100;
+const FIRST_PAGE_KEYS = 100;
 
 /** Wire bytes of one key-value beyond its key and value: revisions, version and lease as varints, field tags. */
 const KV_OVERHEAD_BYTES = 48;

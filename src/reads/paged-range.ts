@@ -35,7 +35,7 @@ export interface PagedRangeOptions {
   signal?: AbortSignal;
 }
 
-export interface RangePage {
+interface RangePage {
   /** At most `maxKeys`, in key order, each key once across all pages. */
   kvs: IKeyValue[];
   /** The revision the page was read at: the same for every page of one read. */

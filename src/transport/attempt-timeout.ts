@@ -1,12 +1,4 @@
-import { POLICY } from './policy.js';
-
-/**
- * The shared timeout grows at most this many times over the estimate before an answer comes. Twice is enough
- * for the first answers of a cluster whose commits just became slower than the floor to arrive and teach the
- * estimate; more would let a hung member's timeouts, during an election when few answers come, stretch every
- * call's attempts until one stuck attempt eats most of a deadline (a call's own timeouts still double its own).
- */
-export const MAX_BACKOFF = 2;
+import { POLICY } from '../policy.js';
 
 /**
  * The timeout of one attempt, adapted to how fast this client's requests are answered (Jacobson's estimator,
@@ -17,7 +9,7 @@ export const MAX_BACKOFF = 2;
  * A timeout is no sample, so an estimator fed only by answers never learns that commits became slower than the
  * current timeout: every attempt times out (after committing), is sent again, and each timeout opens a
  * healthy member's circuit. So, as TCP does after a retransmission timeout (Karn), a timed-out attempt
- * that had the full current timeout doubles it for every call (`timedOut`), up to MAX_BACKOFF×, until the next
+ * that had the full current timeout doubles it for every call (`timedOut`), up to POLICY.sharedTimeoutGrowthMax×, until the next
  * answer brings a real sample and the estimate takes over again.
  */
 export class AttemptTimeout {
@@ -44,7 +36,7 @@ export class AttemptTimeout {
    * many attempts of one batch, sent with the timeout before, time out together and count once.
    */
   timedOut(timeoutMs: number): void {
-    if (timeoutMs >= this.baseMs) this.backoff = Math.min(this.backoff * POLICY.timeoutGrowth, MAX_BACKOFF);
+    if (timeoutMs >= this.baseMs) this.backoff = Math.min(this.backoff * POLICY.timeoutGrowth, POLICY.sharedTimeoutGrowthMax);
   }
 
   /** The timeout for every first attempt now. */

@@ -1,10 +1,10 @@
-import type { IBackoff } from 'cockatiel';
+import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 import { GRPCDeadlineExceededError } from 'etcd3';
 import { AttemptTimeout } from './attempt-timeout.js';
 import { CallScope, type CallBudget } from './call-scope.js';
 import { classify } from './classify.js';
 import { endpointFailuresOf, type EndpointFailures } from './endpoint-failures.js';
-import { POLICY, retryBackoff } from './policy.js';
+import { POLICY } from '../policy.js';
 import type { StopSignal } from './stop-signal.js';
 
 export type { CallBudget } from './call-scope.js';
@@ -20,11 +20,14 @@ export interface AttemptContext {
   signal: StopSignal;
 }
 
-/** Decorrelated-jitter backoff between the attempts of one call (policy.ts); each call walks its own sequence. */
-const RETRY_BACKOFF = retryBackoff();
+/**
+ * The waits between the attempts of one call: decorrelated jitter (cockatiel's default generator) between the bounds
+ * of POLICY.backoff; each call walks its own sequence. Attempts are unbounded: the call's deadline ends them.
+ */
+const RETRY_BACKOFF = new ExponentialBackoff({ initialDelay: POLICY.backoff.initialDelayMs, maxDelay: POLICY.backoff.maxDelayMs });
 
 /**
- * Runs one logical operation as a series of attempts (policy.ts): jittered backoff between them, an adaptive
+ * Runs one logical operation as a series of attempts (src/policy.ts): jittered backoff between them, an adaptive
  * per-attempt timeout, all inside one CallScope (overall deadline and the caller's signal).
  *
  * An attempt's timeout is never cut short to fit the call's remaining budget: the scope ends the *call* on time,
@@ -79,7 +82,7 @@ export class CallRunner {
    * Attempts `attempt` until it succeeds, fails for good, or `scope` ends; jittered backoff between attempts.
    * `settlesOnStop`: every attempt rejects on its own as soon as its signal fires (see LeaseBackend). A plain
    * loop rather than cockatiel's retry policy: that one derives an AbortController per execution and emits events per
-   * attempt, a large share of a group-committed call's client CPU. The schedule is the same (policy.ts).
+   * attempt, a large share of a group-committed call's client CPU. The schedule is the same (src/policy.ts).
    *
    * Not an async function: the first attempt runs as a promise chain, and only a failed one enters the loop
    * (`retry`) — most calls succeed at once, and an async frame per call was a visible share of the hot path.

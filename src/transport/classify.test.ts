@@ -7,6 +7,7 @@ import { EtcdNoSpaceError } from '../errors/no-space.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
 import { EtcdSizeLimitError } from '../errors/size-limit.js';
 import { EtcdTlsError } from '../errors/tls.js';
+import { KeyChurnError } from '../calls/key-churn.js';
 import { classify } from './classify.js';
 import { TlsHandshakeFailure } from './tls-diagnosis.js';
 
@@ -95,5 +96,11 @@ describe('classify: size limits', () => {
     const error = fatalError(classify(grpc(11, 'OUT_OF_RANGE', 'etcdserver: mvcc: required revision has been compacted'), 'list', 'p/'));
     expect(error).toBeInstanceOf(EtcdCompactedError);
     expect(error).toMatchObject({ code: 'ELEASE_COMPACTED', retryable: false });
+  });
+});
+
+describe("classify: an attempt's own verdict", () => {
+  it('a key that kept changing under every step of an attempt is retried, never surfaced as it is', () => {
+    expect(classify(new KeyChurnError('releaseLease'), 'releaseLease', 'p/')).toEqual({ kind: 'retry' });
   });
 });

@@ -8,7 +8,6 @@ import {
   GRPCUnauthenticatedError,
   isRecoverableError,
 } from 'etcd3';
-import { KeyChurnError } from '../calls/key-churn.js';
 import { EtcdAuthenticationError } from '../errors/authentication.js';
 import { EtcdCompactedError } from '../errors/compacted.js';
 import { LeaseArgumentRangeError } from '../errors/invalid-argument.js';
@@ -18,6 +17,7 @@ import { EtcdPermissionError } from '../errors/permission.js';
 import { EtcdRequestRejectedError } from '../errors/rejected.js';
 import { EtcdSizeLimitError } from '../errors/size-limit.js';
 import { EtcdTlsError } from '../errors/tls.js';
+import { AttemptRetryError } from './attempt-retry.js';
 import { ETCD_RPC_ERROR, etcdDescription } from './etcd-rpc-error.js';
 import { isMessageSizeError, messageSizes } from './message-size.js';
 import { TlsHandshakeFailure } from './tls-diagnosis.js';
@@ -25,8 +25,9 @@ import { TlsHandshakeFailure } from './tls-diagnosis.js';
 /**
  * What the retry policy should do with an error from one attempt.
  * - `retry`: transient (member down, no leader, attempt deadline, open circuit), or a pooled lease etcd
- *   no longer knows (the provider drops it from the pool before the resend picks another). Safe to
- *   resend because every operation is idempotent by construction (see src/operations).
+ *   no longer knows (the provider drops it from the pool before the resend picks another), or an attempt that says
+ *   so itself (AttemptRetryError: the key kept changing under it). Safe to resend because every operation is
+ *   idempotent by construction (see src/operations).
  * - `fatal`: retrying cannot help (bad credentials, missing permission, TLS setup, a request etcd refuses, a message
  *   over a size limit, a revision compacted away).
  */
@@ -38,7 +39,7 @@ export type Verdict = { kind: 'retry' } | { kind: 'fatal'; error: LeaseError | E
  */
 export function classify(error: unknown, operation: string, prefix: string): Verdict {
   if (isLeaseError(error)) return error.retryable ? { kind: 'retry' } : { kind: 'fatal', error };
-  if (error instanceof EtcdLeaseInvalidError || error instanceof KeyChurnError) return { kind: 'retry' };
+  if (error instanceof EtcdLeaseInvalidError || error instanceof AttemptRetryError) return { kind: 'retry' };
   if (error instanceof EtcdAuthenticationFailedError || error instanceof GRPCUnauthenticatedError) {
     return { kind: 'fatal', error: new EtcdAuthenticationError(operation, error) };
   }

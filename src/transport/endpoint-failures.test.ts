@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdUnavailableError } from '../errors/unavailable.js';
 import { EtcdLeaseProvider } from '../provider.js';
-import { freePorts } from '../../cluster/free-ports.js';
+import { freePorts } from '../../launcher/free-ports.js';
 
 /**
  * The error a call that gives up reports names each endpoint's cause, not the circuit breaker that

@@ -10,7 +10,7 @@ import { isMessageSizeError } from './message-size.js';
 import { MemberGate } from './member-gate.js';
 import { MemberHealth } from './member-health.js';
 import { MemberProbes } from './member-probes.js';
-import { POLICY } from './policy.js';
+import { POLICY } from '../policy.js';
 import { RAISED_RECEIVE_LIMIT, withRaisedReceiveLimit } from './receive-limit.js';
 import { TlsDiagnosis, usesTls } from './tls-diagnosis.js';
 

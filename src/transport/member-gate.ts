@@ -3,7 +3,7 @@ import type { EndpointFailures } from './endpoint-failures.js';
 import type { MemberHealth } from './member-health.js';
 import type { MemberProbes } from './member-probes.js';
 
-export interface MemberGateParts {
+interface MemberGateParts {
   readonly health: MemberHealth;
   readonly probes: Pick<MemberProbes, 'runDue'>;
   readonly failures: EndpointFailures;

@@ -1,6 +1,6 @@
 import type { CircuitState } from '../config/events.js';
 
-export interface MemberHealthSettings {
+interface MemberHealthSettings {
   /** A member with requests outstanding that has answered none of them for this long is passed over. */
   readonly silentAfterMs: number;
   /** After a failed probe, the next probe of that member waits this long. */

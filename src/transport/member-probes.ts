@@ -2,7 +2,7 @@ import type { Etcd3 } from 'etcd3';
 import type { EndpointFailures } from './endpoint-failures.js';
 import type { MemberHealth } from './member-health.js';
 
-export interface MemberProbesOptions {
+interface MemberProbesOptions {
   readonly health: MemberHealth;
   /** A client that talks to `endpoint` only, with no fault handling of its own (built on first use). */
   readonly clientFor: (endpoint: string) => Etcd3;

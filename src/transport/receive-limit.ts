@@ -1,5 +1,5 @@
 import type { Etcd3 } from 'etcd3';
-import { POLICY } from './policy.js';
+import { POLICY } from '../policy.js';
 
 /** gRPC's default receive limit: what a client built elsewhere (the `client` option) is taken to accept. */
 export const GRPC_DEFAULT_RECEIVE_BYTES = 4 * 1024 * 1024;

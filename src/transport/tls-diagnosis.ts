@@ -1,6 +1,7 @@
 import { isBrokenCircuitError, noop, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
 import { GRPCUnavailableError } from 'etcd3';
 import { parseEndpoint, type Endpoint } from '../config/endpoint.js';
+import { POLICY } from '../policy.js';
 import type { EndpointFailures } from './endpoint-failures.js';
 import { probeEndpoint, type ProbeCredentials, type TlsProbeResult } from './tls-probe.js';
 import { tlsVerdict, worksAsConfigured, type ClientTlsSetup, type TlsFinding } from './tls-verdict.js';
@@ -23,15 +24,6 @@ export class TlsHandshakeFailure extends Error {
 export function usesTls(hosts: readonly string[], credentials: ProbeCredentials | undefined): boolean {
   return credentials !== undefined || hosts.some((h) => h.startsWith('https:'));
 }
-
-/** How long one probe's verdict answers every failure: probing is cheap, but not per failed attempt. */
-const VERDICT_REUSE_MS = 3000;
-/**
- * Longest a failing attempt waits for a probe in flight. A TLS mistake answers within a handshake (a few
- * ms on a LAN); an outage answers nothing until the probe times out, and the retry must not wait for
- * that. A probe still running then finishes in the background and its verdict meets the next failure.
- */
-const PROBE_WAIT_MS = 250;
 
 /**
  * Why this exists instead of reading gRPC's error: grpc-js reports every connection failure — refused
@@ -66,28 +58,31 @@ export class TlsDiagnosis {
 
   /** The finding of a recent probe, without probing. */
   recent(): TlsFinding | undefined {
-    if (this.verdict === undefined || performance.now() - this.verdict.at > VERDICT_REUSE_MS) return undefined;
+    if (this.verdict === undefined || performance.now() - this.verdict.at > POLICY.tlsProbe.verdictReuseMs) return undefined;
     return this.verdict.finding;
   }
 
   /**
    * What a failing attempt asks. Only the client's first failure waits for a probe (at most
-   * `PROBE_WAIT_MS`); later ones take the last verdict as it is and, when it is old, refresh it in the
+   * `POLICY.tlsProbe.waitMs`); later ones take the last verdict as it is and, when it is old, refresh it in the
    * background. So a misconfigured client fails on its first attempt, while a working one in an outage
    * retries exactly as fast as it would without this check.
    */
   async explainFailure(): Promise<TlsFinding | undefined> {
     const verdict = this.verdict;
     if (verdict === undefined) return this.explainSoon();
-    if (performance.now() - verdict.at > VERDICT_REUSE_MS) void this.explain();
+    if (performance.now() - verdict.at > POLICY.tlsProbe.verdictReuseMs) void this.explain();
     return verdict.finding;
   }
 
-  /** A probe's verdict, waiting for it at most `PROBE_WAIT_MS` (undefined if it takes longer). */
+  /**
+   * A probe's verdict, waiting for it at most `POLICY.tlsProbe.waitMs` (undefined if it takes longer: it then
+   * finishes in the background, and its verdict meets the next failure).
+   */
   private async explainSoon(): Promise<TlsFinding | undefined> {
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<undefined>((resolve) => {
-      timer = setTimeout(resolve, PROBE_WAIT_MS, undefined);
+      timer = setTimeout(resolve, POLICY.tlsProbe.waitMs, undefined);
       timer.unref();
     });
     try {
@@ -100,7 +95,7 @@ export class TlsDiagnosis {
   /** Probes every endpoint (or reuses a recent verdict) and says whether TLS setup is what fails. */
   explain(): Promise<TlsFinding | undefined> {
     if (this.pending) return this.pending;
-    if (this.verdict !== undefined && performance.now() - this.verdict.at <= VERDICT_REUSE_MS) {
+    if (this.verdict !== undefined && performance.now() - this.verdict.at <= POLICY.tlsProbe.verdictReuseMs) {
       return Promise.resolve(this.verdict.finding);
     }
     this.pending = this.probeAll()

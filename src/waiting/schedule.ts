@@ -2,24 +2,17 @@
  * Timing of the waiting loop. The watch is what wakes a waiter; these intervals only bound how long a
  * waiter can sleep when the watch says nothing (a watch stream stalled on a partitioned member, a
  * missed event after the server compacted history), and how fast it retries while etcd is failing.
+ * Their bounds: POLICY.waiting and POLICY.errorBackoff.
  */
 
-import { POLICY } from '../transport/policy.js';
-
-/** Lower and upper bound of the safety-net re-check interval. */
-export const RECHECK_MIN_MS = POLICY.waiting.recheckMinMs;
-export const RECHECK_MAX_MS = POLICY.waiting.recheckMaxMs;
-
-/** First and largest delay between attempts while etcd answers with (retryable) errors. */
-export const ERROR_BACKOFF_FIRST_MS = POLICY.waiting.errorBackoffFirstMs;
-export const ERROR_BACKOFF_MAX_MS = POLICY.waiting.errorBackoffMaxMs;
+import { POLICY } from '../policy.js';
 
 /**
  * Safety-net re-check delay: half the requested TTL, clamped to [1 s, 5 s], with ±20 % jitter so
  * waiters that lost together do not all re-check together. `random` is in [0, 1).
  */
 export function recheckDelayMs(ttlMs: number, random: number = Math.random()): number {
-  const base = Math.min(RECHECK_MAX_MS, Math.max(RECHECK_MIN_MS, ttlMs / 2));
+  const base = Math.min(POLICY.waiting.recheckMaxMs, Math.max(POLICY.waiting.recheckMinMs, ttlMs / 2));
   return Math.round(base * (0.8 + 0.4 * random));
 }
 
@@ -28,7 +21,7 @@ export function recheckDelayMs(ttlMs: number, random: number = Math.random()): n
  * exponential from 100 ms, capped at 2 s and at the re-check delay, with "full jitter" in its upper half.
  */
 export function errorBackoffMs(failures: number, ttlMs: number, random: number = Math.random()): number {
-  const exponential = ERROR_BACKOFF_FIRST_MS * 2 ** Math.max(0, Math.min(failures - 1, 16));
-  const cap = Math.min(ERROR_BACKOFF_MAX_MS, recheckDelayMs(ttlMs, 0.5), exponential);
+  const exponential = POLICY.errorBackoff.firstMs * 2 ** Math.max(0, Math.min(failures - 1, 16));
+  const cap = Math.min(POLICY.errorBackoff.maxMs, recheckDelayMs(ttlMs, 0.5), exponential);
   return Math.round(cap * (0.5 + 0.5 * random));
 }

@@ -2,7 +2,7 @@ import { LeaseAbortedError } from '../errors/aborted.js';
 import { ProviderClosedError } from '../errors/closed.js';
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import { LeaseWaitTimeoutError } from '../errors/wait-timeout.js';
-import { checkMetadata } from '../keys/call-arguments.js';
+import { checkMetadata } from '../config/call-arguments.js';
 import type { WaitForLeaseOptions } from './wait-options.js';
 
 /** Largest delay `setTimeout` honours; a longer timeout is treated as none. */

@@ -8,7 +8,7 @@ import type { WaitForLeaseOptions, WaitForLeaseResult } from './wait-options.js'
 import { Wakeup } from './wakeup.js';
 
 /** A won wait, with the send time of the winning attempt: the holder's belief window starts there. */
-export interface WonLease {
+interface WonLease {
   result: WaitForLeaseResult;
   /** LeaseClock reading just before the winning acquire was sent. */
   sentAt: number;

@@ -1,5 +1,5 @@
 /** Why `Wakeup.wait` returned. */
-export type WakeReason = 'notified' | 'timer' | 'stopped';
+type WakeReason = 'notified' | 'timer' | 'stopped';
 
 /**
  * A level-triggered wake-up latch between watch events and a waiting loop.

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowedHolders } from '../../history/after-heal.js';
-import { checkFencingMonotonic, checkOverlaps } from '../../history/check-overlaps.js';
-import { machineClock, Recorder } from '../../history/recorder.js';
-import { longestStall } from '../../history/stalls.js';
-import type { RecordedOp } from '../../history/types.js';
+import { allowedHolders } from '../../safety-checker/after-heal.js';
+import { checkFencingMonotonic, checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import { machineClock, Recorder } from '../../safety-checker/recorder.js';
+import { longestStall } from '../../safety-checker/stalls.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../harness/cluster.js';
 import {
@@ -116,7 +116,7 @@ beforeAll(async () => {
   }
   // Every holder has stopped renewing; a key etcd lets go before its last holder's belief ends shows as an overlap.
   swept = await sweepKeys({ endpoints: cluster.endpoints(), prefix, keys: KEYS, ttlMs: TTL_MS, history, timeoutMs: SWEEP_TIMEOUT_MS });
-  // CHAOS_HISTORY=path keeps the raw record for a closer look (history/ can re-judge it).
+  // CHAOS_HISTORY=path keeps the raw record for a closer look (safety-checker/ can re-judge it).
   if (process.env.CHAOS_HISTORY) writeFileSync(process.env.CHAOS_HISTORY, JSON.stringify({ seed: SEED, faults, history }));
 }, 400_000);
 

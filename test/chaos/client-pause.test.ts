@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import { machineClock, Recorder } from '../../history/recorder.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import { machineClock, Recorder } from '../../safety-checker/recorder.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 

@@ -1,5 +1,5 @@
-import { waitFor } from '../../cluster/wait-for.js';
 import type { TestCluster } from '../harness/cluster.js';
+import { waitFor } from '../support/wait.js';
 import type { Rng } from './rng.js';
 import type { RunningWorkload } from './workload.js';
 

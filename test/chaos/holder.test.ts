@@ -1,8 +1,8 @@
 import { EventEmitterPubSub } from '@mastra/core/events';
 import { describe, expect, it } from 'vitest';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import { Recorder } from '../../history/recorder.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import { Recorder } from '../../safety-checker/recorder.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { runHolder } from './holder.js';
 import { createRng } from './rng.js';
 

@@ -1,4 +1,4 @@
-import type { Recorder } from '../../history/recorder.js';
+import type { Recorder } from '../../safety-checker/recorder.js';
 import type { Rng } from './rng.js';
 
 /**

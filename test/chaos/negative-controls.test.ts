@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFencingMonotonic, checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkFencingMonotonic, checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { startCluster, type TestCluster } from '../harness/cluster.js';
 import { loseQuorum, slowClientLinks, suspendHolder, type FaultStep } from './faults.js';
 import { createRng, deriveSeed, runSeed } from './rng.js';
@@ -16,12 +16,11 @@ import { SWEEP_TIMEOUT_MS, WORKLOAD_SHAPE } from './workload-shape.js';
  * broken double (test/chaos/broken/) runs through the same workload as the chaos run — client processes of
  * Mastra-like holders — on a real cluster, under the one fault that exposes its flaw, and the checker must flag it.
  *
- * The pre-fix renew and release shapes and the monotonic-only clock are not run here: test/safety/ catches each
- * deterministically. Through this workload the pre-fix renew went unflagged in 6 rounds of 12 s under two slow
- * client links (even with a 100 ms lease bucket): a late renew hurts only when it lands after a later renew of the
- * same holder that was that holder's last, and its lease then ends more than the pooling slack before the later
- * one's. The monotonic-only clock, under a client suspend, was flagged in about half the runs. Both too rare here
- * to be tests that cannot flake.
+ * The owner-only renew and release (broken/owner-only-*.ts) and the monotonic-only clock are not run here:
+ * test/safety/ catches each deterministically, and through this workload they show too rarely for a test that cannot
+ * flake. A late renew hurts only when it lands after a later renew of the same holder that was that holder's last,
+ * and its lease then ends more than the pooling slack before the later one's — two slow client links rarely line
+ * that up, even with a 100 ms lease bucket; the monotonic-only clock is flagged only in some runs of a client suspend.
  */
 const { keys: KEYS, ttlMs: TTL_MS } = WORKLOAD_SHAPE;
 const WARM_UP_MS = 2000;

@@ -1,4 +1,4 @@
-import type { RecordableProvider } from '../../history/recorder.js';
+import type { RecordableProvider } from '../../safety-checker/recorder.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
 import type { EtcdLeaseProviderOptions } from '../../src/config/options.js';
 

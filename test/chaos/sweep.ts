@@ -1,5 +1,5 @@
-import { Recorder } from '../../history/recorder.js';
-import type { RecordedOp } from '../../history/types.js';
+import { Recorder } from '../../safety-checker/recorder.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
 
 export interface SweepOptions {

@@ -19,7 +19,3 @@ export const VARIANTS = {
 } as const satisfies Record<string, ProviderFactory>;
 
 export type VariantName = keyof typeof VARIANTS;
-
-export function isVariantName(name: string): name is VariantName {
-  return Object.hasOwn(VARIANTS, name);
-}

@@ -2,7 +2,7 @@
 // holders (holder.ts). It prints every call as a RecordedOp on the machine-wide clock and obeys the parent's
 // commands on stdin (workload-protocol.ts). Run by workload.ts; never on its own.
 import { createInterface } from 'node:readline';
-import { machineClock, Recorder } from '../../history/recorder.js';
+import { machineClock, Recorder } from '../../safety-checker/recorder.js';
 import { runHolder } from './holder.js';
 import { createRng, deriveSeed } from './rng.js';
 import { SuspendableClock } from './suspendable-clock.js';

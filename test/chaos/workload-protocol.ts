@@ -1,4 +1,4 @@
-import type { RecordedOp } from '../../history/types.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import type { VariantName } from './variants.js';
 
 /** How the chaos run configures one worker process (passed as one JSON environment variable). */
@@ -22,7 +22,7 @@ export type WorkerCommand =
   /** Stop every holder, wait for every call in flight, close the provider, exit. */
   | { readonly cmd: 'stop' };
 
-/** Worker to parent, one JSON line each on stdout. Times are on the machine clock (history/recorder.ts). */
+/** Worker to parent, one JSON line each on stdout. Times are on the machine clock (safety-checker/recorder.ts). */
 export type WorkerMessage =
   | { readonly ready: true }
   | { readonly op: RecordedOp }

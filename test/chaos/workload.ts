@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { killQuietly, onProcessExit } from '../../cluster/exit-cleanup.js';
-import { waitFor } from '../../cluster/wait-for.js';
-import type { RecordedOp } from '../../history/types.js';
+import { killQuietly, onProcessExit } from '../../launcher/exit-cleanup.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
+import { waitFor } from '../support/wait.js';
 import { deriveSeed } from './rng.js';
 import type { VariantName } from './variants.js';
 import { WORKER_CONFIG_ENV, type WorkerCommand, type WorkerConfig, type WorkerMessage } from './workload-protocol.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FaultProxy } from '../../cluster/network/tcp-proxy.js';
+import { FaultProxy } from '../../launcher/network/tcp-proxy.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 import type { EtcdLeaseProvider } from '../../src/provider.js';
@@ -7,7 +7,8 @@ import { CliProcess, cleanEnv, runCli, type CliResult } from './support/cli-proc
 
 // `release --force` deletes exactly the version of the key it showed (or was given, --token): a retried attempt,
 // or one delivered late, can never delete what was written after it — a renewal, or another owner's tenure.
-// Before (issue 11) it deleted the key blindly, so a late or retried delete removed a later tenure.
+// A blind delete would let a late or retried attempt remove a later tenure; the tests below hold a delete in a cut
+// link or retry it, and check the later write survives.
 const etcd = useEtcdCluster();
 
 const proxies: FaultProxy[] = [];

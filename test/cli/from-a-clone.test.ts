@@ -55,7 +55,7 @@ describe('the CLI from a clone', () => {
     const result = await runCli(['demo', '--duration', '3'], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^No etcd to start a cluster from \(no `etcd` on PATH/);
-    for (const way of ['apt-get install etcd-server', 'bash cluster/build-etcd-image.sh', 'docker compose up -d']) expect(result.stderr).toContain(way);
+    for (const way of ['apt-get install etcd-server', 'bash launcher/build-etcd-image.sh', 'docker compose up -d']) expect(result.stderr).toContain(way);
     expect(result.stderr).not.toContain('NoEtcdError');
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });

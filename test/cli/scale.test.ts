@@ -4,8 +4,8 @@ import { CliProcess, cleanEnv, runCli } from './support/cli-process.js';
 import { peakRssProbe } from './support/peak-rss.js';
 import { SEED_TTLS_S, seedLeases, type SeededLeases } from './support/seed-leases.js';
 
-// Issue 16's scale: tens of thousands of Mastra thread leases under one prefix, the size that used to fail with
-// "Received message larger than max". One cluster and one data set for the whole file.
+// Tens of thousands of Mastra thread leases under one prefix: listing them in one response would exceed gRPC's
+// "Received message larger than max", so the CLI pages. One cluster and one data set for the whole file.
 const LEASES = 50_000;
 const etcd = useEtcdCluster();
 let seeded: SeededLeases;

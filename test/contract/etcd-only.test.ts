@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { EtcdLeaseProvider, EtcdUnavailableError, ProviderClosedError } from '../../src/index.js';
+import { createLeaseProvider } from '../../src/provider.js';
 import { OPERATIONS, type OperationSet } from '../../src/calls/operation-set.js';
 import { put } from '../../src/operations/etcd-txn.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
@@ -102,7 +103,7 @@ describe('racing transfers need the holder compared inside the transaction', () 
 
   it('negative control: with a blind put, both transfers of one race report true', async () => {
     const prefix = etcd.uniquePrefix();
-    const broken = [0, 1].map(() => new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { operations: BLIND_TRANSFER }));
+    const broken = [0, 1].map(() => createLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { operations: BLIND_TRANSFER }));
     try {
       const [holder, rival] = broken.map((p) => leaseCalls(p, false)) as [LeaseCalls, LeaseCalls];
       const reader = leaseCalls(etcd.provider({ prefix }), false);

@@ -1,13 +1,10 @@
-import {
-  startCluster as startEtcdCluster,
-  type ClusterOptions as EtcdClusterOptions,
-  type FaultableCluster,
-} from '../../cluster/cluster.js';
+import { startCluster as startEtcdCluster } from '../../launcher/cluster.js';
+import type { ClusterOptions as EtcdClusterOptions, FaultableCluster } from '../../launcher/types.js';
 
 /**
- * The test cluster: the shared launcher (`cluster/`) with a fault proxy in front of every member, so
+ * The test cluster: the shared launcher (`launcher/`) with a fault proxy in front of every member, so
  * tests can kill, pause and partition members, and with SIGINT/SIGTERM cleaning up after an
- * interrupted run. Members run the way the launcher chooses (see cluster/launcher-choice.ts); the
+ * interrupted run. Members run the way the launcher chooses (see launcher/launcher-choice.ts); the
  * vitest global setup (global-setup.ts) makes that choice once per run and passes it on.
  *
  * Environment:
@@ -15,8 +12,6 @@ import {
  *   ETCD_IMAGE   image for containers (default: the official etcd image, v3.5)
  *   ETCD_DRIVER  'process' or 'container' to skip the choice
  */
-
-export type { ClusterTls } from '../../cluster/cluster.js';
 
 export type TestCluster = FaultableCluster;
 

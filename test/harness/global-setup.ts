@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { writeSync } from 'node:fs';
-import { ensureEtcdImage } from '../../cluster/etcd-image.js';
-import { chooseLauncher, type EtcdLauncher } from '../../cluster/launcher-choice.js';
-import { NoEtcdError } from '../../cluster/no-etcd-error.js';
+import { ensureEtcdImage } from '../../launcher/etcd-image.js';
+import { chooseLauncher, type EtcdLauncher } from '../../launcher/launcher-choice.js';
+import { NoEtcdError } from '../../launcher/no-etcd-error.js';
 
 /**
  * Vitest global setup of the cluster project: chooses once, before any test file, how etcd members run,

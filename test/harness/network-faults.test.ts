@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../../cluster/wait-for.js';
+import { waitFor } from '../support/wait.js';
 import { startCluster, type TestCluster } from './cluster.js';
 import { plainClients, within } from './plain-client.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cleanUpOnSignals, onProcessExit } from '../../cluster/exit-cleanup.js';
+import { cleanUpOnSignals, onProcessExit } from '../../launcher/exit-cleanup.js';
 
 const run = promisify(execFile);
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { findExecutable, isExecutableFile } from '../../cluster/find-executable.js';
+import { findExecutable, isExecutableFile } from '../../launcher/find-executable.js';
 import { readConfig } from '../../examples/mastra-app/src/config.js';
 import { createApp } from '../../examples/mastra-app/src/server.js';
 import { EtcdLeaseProvider, EtcdPermissionError, loadEtcdOptionsFromEnv } from '../../src/index.js';

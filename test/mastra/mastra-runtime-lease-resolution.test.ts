@@ -1,6 +1,6 @@
 /**
  * Which lease provider does the real `@mastra/core` runtime use for a pubsub built by
- * `EtcdLeasedPubSub`? 1.71 keeps its resolver private (`#getLeaseProvider` in the agent
+ * `PubSubWithLeases`? 1.71 keeps its resolver private (`#getLeaseProvider` in the agent
  * thread runtime), so these tests watch what it does: an agent turn started by
  * `agent.sendMessage` must take, renew and release its thread lease on our provider.
  * No etcd needed: the provider here is Mastra's in-memory one, recorded.
@@ -12,7 +12,7 @@ import type { PubSub } from '@mastra/core/events';
 import { Mastra } from '@mastra/core/mastra';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { EtcdLeasedPubSub } from '../../src/mastra/etcd-leased-pubsub.js';
+import { PubSubWithLeases } from '../../src/mastra/pubsub-with-leases.js';
 import { RecordingLeaseProvider } from './support/recording-lease-provider.js';
 import { createScriptedModel } from './support/scripted-model.js';
 import { waitFor } from '../support/wait.js';
@@ -48,14 +48,14 @@ async function runOneTurn(agent: Agent) {
   return accepted.runId;
 }
 
-describe('Mastra 1.71 resolves the lease provider of an EtcdLeasedPubSub', () => {
+describe('Mastra 1.71 resolves the lease provider of a PubSubWithLeases', () => {
   it('through mastra.pubsub: the agent run holds its thread lease on our provider', async () => {
     const events = new EventEmitterPubSub();
     const leases = new RecordingLeaseProvider();
-    const { mastra, agent } = mastraWith(new EtcdLeasedPubSub(events, leases));
+    const { mastra, agent } = mastraWith(new PubSubWithLeases(events, leases));
 
     // What Mastra's resolver calls first: `getLeaseProvider` on the pubsub it holds (a Proxy).
-    const resolved = (mastra.pubsub as unknown as EtcdLeasedPubSub).getLeaseProvider();
+    const resolved = (mastra.pubsub as unknown as PubSubWithLeases).getLeaseProvider();
     expect(resolved).toBe(leases);
 
     const runId = await runOneTurn(agent);
@@ -68,7 +68,7 @@ describe('Mastra 1.71 resolves the lease provider of an EtcdLeasedPubSub', () =>
 
   it('through a CachingPubSub around it', async () => {
     const leases = new RecordingLeaseProvider();
-    const wrapped = new EtcdLeasedPubSub(new EventEmitterPubSub(), leases);
+    const wrapped = new PubSubWithLeases(new EventEmitterPubSub(), leases);
     const { agent } = mastraWith(withCaching(wrapped, new InMemoryServerCache()));
 
     const runId = await runOneTurn(agent);
@@ -79,7 +79,7 @@ describe('Mastra 1.71 resolves the lease provider of an EtcdLeasedPubSub', () =>
   it('with a CachingPubSub inside it', async () => {
     const leases = new RecordingLeaseProvider();
     const cached = withCaching(new EventEmitterPubSub(), new InMemoryServerCache());
-    const { agent } = mastraWith(new EtcdLeasedPubSub(cached, leases));
+    const { agent } = mastraWith(new PubSubWithLeases(cached, leases));
 
     const runId = await runOneTurn(agent);
     expect(leases.callsOf('acquireLease')).toContainEqual([THREAD_KEY, runId, 15_000]);
@@ -98,7 +98,7 @@ describe('Mastra 1.71 resolves the lease provider of an EtcdLeasedPubSub', () =>
     });
     const mastra = new Mastra({
       agents: { echo: agent },
-      pubsub: new EtcdLeasedPubSub(events, failing, { onAcquireError: 'deny' }),
+      pubsub: new PubSubWithLeases(events, failing, { onAcquireError: 'deny' }),
       logger: false,
     });
     closers.push(() => mastra.shutdown());
@@ -112,7 +112,7 @@ describe('Mastra 1.71 resolves the lease provider of an EtcdLeasedPubSub', () =>
   it("with the default 'throw', Mastra's idle wake runs the agent anyway (fail-open)", async () => {
     const failing = new RecordingLeaseProvider();
     failing.acquireLease = () => Promise.reject(new Error('etcd unavailable'));
-    const { agent } = mastraWith(new EtcdLeasedPubSub(new EventEmitterPubSub(), failing));
+    const { agent } = mastraWith(new PubSubWithLeases(new EventEmitterPubSub(), failing));
 
     const accepted = await agent.sendMessage('hello', { resourceId: RESOURCE, threadId: THREAD }).accepted;
     expect(accepted.action).toBe('wake');

@@ -74,7 +74,7 @@ describe('the packed package', () => {
     expect(files).toContain('dist/index.d.cts');
     for (const doc of readdirSync(join(root, 'docs'))) expect(files).toContain(`./docs/${doc}`);
     for (const file of ['./LICENSE', './CHANGELOG.md', './README.md']) expect(files).toContain(file);
-    for (const tree of ['test/', './src/', './cli/', './cluster/', './history/', './bench/', './examples/', 'docker-compose.yml']) expect(files).not.toContain(tree);
+    for (const tree of ['test/', './src/', './cli/', './launcher/', './safety-checker/', './bench/', './examples/', 'docker-compose.yml']) expect(files).not.toContain(tree);
     expect(files).not.toMatch(/\.map$/m);
   });
 

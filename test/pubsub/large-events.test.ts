@@ -18,7 +18,7 @@ import type { LeaseLogger } from '../../src/config/options.js';
 import { EtcdCore } from '../../src/core/etcd-core.js';
 import { EtcdSizeLimitError } from '../../src/errors/size-limit.js';
 import { PUBSUB_METRIC } from '../../src/metrics/instruments.js';
-import { EtcdEventBus } from '../../src/pubsub/event-bus.js';
+import { EtcdEventBus } from '../../src/pubsub/etcd-event-bus.js';
 import { resolveEventOptions } from '../../src/pubsub/resolve-options.js';
 import type { WatchStreamTuning } from '../../src/pubsub/watch/watch-stream.js';
 import { recordingMeterProvider } from '../support/recording-meter-provider.js';

@@ -4,6 +4,7 @@ import { OPERATIONS, type OperationSet } from '../../src/calls/operation-set.js'
 import { EtcdCore } from '../../src/core/etcd-core.js';
 import { read, remove, valueIs } from '../../src/operations/etcd-txn.js';
 import { EtcdLeaseProvider, EtcdUnavailableError } from '../../src/index.js';
+import { createLeaseProvider } from '../../src/provider.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { recordRequests, type RequestLog } from '../support/request-log.js';
 import { waitFor } from '../support/wait.js';
@@ -39,7 +40,7 @@ async function throughLossyMember<T>(
   const options = { hosts: [etcd.cluster.endpoint(0)], prefix, attemptTimeoutMs: 300, deadlineMs: 20_000 };
   const core = new EtcdCore(options);
   const { client } = core;
-  const lossy = new EtcdLeaseProvider(options, { core });
+  const lossy = createLeaseProvider(options, { core });
   try {
     // Warm the lease pool first: a LeaseGrant through the lossy member would lose its answer too,
     // and the operation under test would never be sent.
@@ -142,7 +143,7 @@ async function lateReleaseAfterReacquire(operations: OperationSet, metadata: str
   // The releaser's own client, so the requests it sends can be told apart in the log.
   const client = new Etcd3({ hosts: [etcd.cluster.endpoint(slow)] });
   // Attempts far longer than the call: the call gives up, the request does not.
-  const releaser = new EtcdLeaseProvider({ client, prefix, attemptTimeoutMs: 15_000, deadlineMs: 20_000 }, { operations });
+  const releaser = createLeaseProvider({ client, prefix, attemptTimeoutMs: 15_000, deadlineMs: 20_000 }, { operations });
   try {
     // The first tenure, and the connection through `slow`, while every link is fast.
     await releaser.acquireLease('k', 'A', 30_000, metadata);

@@ -1,7 +1,7 @@
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdLeaseProvider } from '../../src/index.js';
-import { POLICY } from '../../src/transport/policy.js';
+import { POLICY } from '../../src/policy.js';
 import { APP_PREFIX, APP_USER, ROOT_USER, enableAppAuth } from '../support/app-user.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { recordRequests, type RequestLog } from '../support/request-log.js';

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import { machineClock, Recorder } from '../../history/recorder.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import { machineClock, Recorder } from '../../safety-checker/recorder.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
 import { blackholeFollower, blackholeLeader, pauseFollower, pauseLeader, runFaults, type FaultStep, type FaultWindow } from '../chaos/faults.js';
 import { createRng, deriveSeed, runSeed } from '../chaos/rng.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isLeaseError, type EtcdLeaseProvider } from '../../src/index.js';
-import { POLICY } from '../../src/transport/policy.js';
+import { POLICY } from '../../src/policy.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 
 // Past capacity the provider must degrade, not collapse. Capacity is made small on purpose, so that 1.5× of it is

@@ -2,7 +2,7 @@ import { noop } from 'cockatiel';
 import { Etcd3 } from 'etcd3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isLeaseError, type EtcdLeaseProvider } from '../../src/index.js';
-import { POLICY } from '../../src/transport/policy.js';
+import { POLICY } from '../../src/policy.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { waitFor } from '../support/wait.js';
 

@@ -1,14 +1,14 @@
 import { Etcd3 } from 'etcd3';
 import { describe, expect, it } from 'vitest';
-import { TTL_ANSWER_MARGIN_S } from '../../src/leases/lease-ttl.js';
+import { POLICY } from '../../src/policy.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 
 /**
  * etcd before 3.4.32 / 3.5.14 answers LeaseTimeToLive with 9 223 372 036 s for every lease on a member that has just
  * become leader, until it applies its first entry. Leadership is moved around the cluster (etcd's MoveLeader) while
  * lease TTLs are read two ways: straight from etcd, to see how often it answers so, and through `getLease`, which
- * must never report a TTL the lease cannot have. On etcd with the fix the direct reads never see it, and the
- * check still holds.
+ * must never report a TTL the lease cannot have. On etcd 3.4.32 / 3.5.14 and later the direct reads never see it,
+ * and the check still holds.
  */
 const etcd = useEtcdCluster();
 
@@ -16,7 +16,7 @@ const TTL_MS = 30_000;
 const KEYS = Array.from({ length: 10 }, (_, i) => `k${i}`);
 const MOVES = 30;
 /** The largest TTL the keys' leases can have: ttl plus the bucket, in whole seconds, plus what a new leader adds. */
-const MOST_MS = (Math.ceil((TTL_MS + 1000) / 1000) + TTL_ANSWER_MARGIN_S) * 1000;
+const MOST_MS = (Math.ceil((TTL_MS + 1000) / 1000) + POLICY.ttlAnswerMarginS) * 1000;
 
 async function moveLeader(clients: Etcd3[]): Promise<void> {
   const leader = await etcd.cluster.leader();
@@ -40,7 +40,7 @@ describe('lease TTLs read while leadership moves', () => {
           const answer = await client.leaseClient.leaseTimeToLive({ ID: leaseIds[i % leaseIds.length]! }).catch(() => undefined);
           if (answer === undefined) continue;
           seen.direct++;
-          if (Number(answer.TTL) > Number(answer.grantedTTL) + TTL_ANSWER_MARGIN_S) seen.directPlaceholder++;
+          if (Number(answer.TTL) > Number(answer.grantedTTL) + POLICY.ttlAnswerMarginS) seen.directPlaceholder++;
         }
       }),
     );

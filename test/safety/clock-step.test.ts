@@ -1,15 +1,16 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { killQuietly, onProcessExit } from '../../cluster/exit-cleanup.js';
-import { waitFor } from '../../cluster/wait-for.js';
-import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../../src/clock/lease-clock.js';
+import { killQuietly, onProcessExit } from '../../launcher/exit-cleanup.js';
+import { LeaseClock } from '../../src/clock/lease-clock.js';
 import type { LeaseLostError } from '../../src/errors/lease-lost.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
+import { createLeaseProvider } from '../../src/provider.js';
 import { decodeLeaseValue } from '../../src/keys/lease-value.js';
-import { POLICY } from '../../src/transport/policy.js';
+import { POLICY } from '../../src/policy.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
 import { SUSPENDED_HOLDER_ENV, type SuspendedHolderConfig, type SuspendedHolderMessage } from './support/suspended-holder-process.js';
 
 /**
@@ -25,9 +26,9 @@ const TTL_MS = 3000;
 async function heldOnJumpableClock() {
   const source = new SuspendableClock();
   const prefix = etcd.uniquePrefix();
-  const provider = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { clock: new LeaseClock(source) });
+  const provider = createLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { clock: new LeaseClock(source) });
   const handle = await provider.hold('H', 'A', TTL_MS);
-  await new Promise((r) => setTimeout(r, 2 * JUMP_CHECK_INTERVAL_MS)); // the handle is settled in
+  await new Promise((r) => setTimeout(r, 2 * POLICY.clockJump.checkEveryMs)); // the handle is settled in
   const stored = async () => (await etcd.rawClient().get(`${prefix}H`).exec()).kvs[0];
   return { source, provider, handle, stored };
 }
@@ -57,7 +58,7 @@ describe('the wall clock stepped a minute forward while a lease is held', () => 
 
 describe('the machine really suspended for longer than the window', () => {
   const SLACK_MS = 500; // timer lateness on a loaded 2-core machine
-  const BOUND_MS = JUMP_CHECK_INTERVAL_MS + POLICY.clockJumpRenewMs;
+  const BOUND_MS = POLICY.clockJump.checkEveryMs + POLICY.clockJump.renewMs;
 
   // In a process of its own: a suspend blocks the whole process, and this one runs the cluster's fault proxies.
   it(`the handle aborts within ${BOUND_MS} ms (+${SLACK_MS} ms) of waking, after another owner took the key meanwhile`, async () => {

@@ -1,16 +1,17 @@
 import { Etcd3, GRPCDeadlineExceededError } from 'etcd3';
 import { describe, expect, it, vi } from 'vitest';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import { OPERATIONS, type OperationSet } from '../../src/calls/operation-set.js';
 import { KeyLanes } from '../../src/commit/key-lanes.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
-import { PRE_FIX_RENEW } from '../chaos/broken/pre-fix-renew.js';
+import { createLeaseProvider } from '../../src/provider.js';
+import { OWNER_ONLY_RENEW } from '../chaos/broken/owner-only-renew.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { bWon, contendedKey, KEY } from './support/contended-key.js';
 
 /**
- * Issue 11, bug 1 (in process, no network fault): two renews of one owner on one key overlap — Mastra's timer
+ * A stale renew in process (no network fault): two renews of one owner on one key overlap — Mastra's timer
  * does not wait for the previous renew — and the first one's first attempt fails. The group committer keeps
  * per-key order only while an attempt is in flight: once R1's attempt fails, R2 (queued behind it) goes first
  * and R1's retry lands after it. With a renew that compares only the owner, R1's retry moves K back onto R1's
@@ -55,7 +56,7 @@ async function overlappingRenews(variant: Variant): Promise<{ history: RecordedO
       ];
   const prefix = etcd.uniquePrefix();
   const { client, failNextTxn } = clientFailingNextTxn(etcd.cluster.endpoints());
-  const a = new EtcdLeaseProvider({ client, prefix }, { operations: { ...OPERATIONS, renew: variant.renew } });
+  const a = createLeaseProvider({ client, prefix }, { operations: { ...OPERATIONS, renew: variant.renew } });
   const b = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix });
   try {
     const history = await contendedKey({ a, b }, TTL_MS, async ({ a }) => {
@@ -73,7 +74,7 @@ async function overlappingRenews(variant: Variant): Promise<{ history: RecordedO
   }
 }
 
-describe('bug 1 in process: an older renew\u2019s retry after a newer renew of the same owner', () => {
+describe('stale renew in process: an older renew\u2019s retry after a newer renew of the same owner', () => {
   it('real provider: R2 waits until R1 has settled, and K lasts until R2 was sent + ttl; no overlap', async () => {
     const { history, r1, r2 } = await overlappingRenews({ renew: OPERATIONS.renew, keyLanes: true });
     // R2 returned only after R1's first attempt had failed (3.5 s after R1 was sent; R2 was sent at 3 s): it
@@ -91,7 +92,7 @@ describe('bug 1 in process: an older renew\u2019s retry after a newer renew of t
   }, 60_000);
 
   it('negative control (no per-key order, renew compares only the owner): K goes back onto R1\u2019s lease and the checker flags the overlap', async () => {
-    const { history, r1, r2 } = await overlappingRenews({ renew: PRE_FIX_RENEW, keyLanes: false });
+    const { history, r1, r2 } = await overlappingRenews({ renew: OWNER_ONLY_RENEW, keyLanes: false });
     expect(r1.returnedAt).toBeGreaterThan(r2.returnedAt);
     const overlaps = checkOverlaps(history);
     expect(overlaps.map((o) => [o.first.owner, o.second.owner])).toEqual([['A', 'B']]);

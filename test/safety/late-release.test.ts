@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../cluster/wait-for.js';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
-import { preFixRelease } from '../chaos/broken/pre-fix-release.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
+import { ownerOnlyRelease } from '../chaos/broken/owner-only-release.js';
 import type { ProviderFactory } from '../chaos/provider-under-test.js';
 import { realProvider } from '../chaos/real-provider.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
 import { bWon, contendedKey, KEY, lastCall } from './support/contended-key.js';
 import { CUT_MEMBER, cutScenario } from './support/cut-scenario.js';
 import { useDeterministicHostOrder } from './support/host-order.js';
 import { keyState } from './support/key-state.js';
 
 /**
- * Issue 11, bug 3: a release that lands late deletes a later tenure of the same owner string.
+ * A late release: a release that lands late must not delete a later tenure of the same owner string.
  *
  * A (first attempts to member 0) holds K. Member 0's client link is cut. A releases: the attempt is held, the
  * retry deletes K through member 1. A acquires K again — a new tenure, which it believes for its ttl. The link
@@ -49,7 +49,7 @@ async function lateRelease(factory: ProviderFactory): Promise<{ history: Recorde
   return { history, lateDeliveries: cluster.clientConnections(CUT_MEMBER).lateDeliveries - lateBefore };
 }
 
-describe('bug 3: a release held in a cut link lands after the same owner took the key again', () => {
+describe('late release: a release held in a cut link lands after the same owner took the key again', () => {
   it('real provider: the late release names the old tenure and deletes nothing; B wins only after A\u2019s new tenure ends', async () => {
     const { history, lateDeliveries } = await lateRelease(realProvider);
     expect(lateDeliveries).toBeGreaterThan(0);
@@ -58,10 +58,10 @@ describe('bug 3: a release held in a cut link lands after the same owner took th
   }, 60_000);
 
   it('negative control (release compares only the owner): the late release deletes the new tenure and the checker flags the overlap', async () => {
-    const { history, lateDeliveries } = await lateRelease(preFixRelease);
+    const { history, lateDeliveries } = await lateRelease(ownerOnlyRelease);
     expect(lateDeliveries).toBeGreaterThan(0);
     const overlaps = checkOverlaps(history);
     expect(overlaps.map((o) => [o.first.owner, o.second.owner])).toEqual([['A', 'B']]);
-    console.log(`[bug 3 control] A and B both believed for ${overlaps[0]!.overlapMs.toFixed(0)} ms`);
+    console.log(`[late-release control] A and B both believed for ${overlaps[0]!.overlapMs.toFixed(0)} ms`);
   }, 60_000);
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkOverlaps } from '../../history/check-overlaps.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
 import { LeaseClock } from '../../src/clock/lease-clock.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
+import { createLeaseProvider } from '../../src/provider.js';
 import { LeaseIdSpace } from '../../src/leases/lease-id.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { bWon, contendedKey, KEY, lastCall } from './support/contended-key.js';
@@ -29,8 +30,8 @@ async function acquireOnACollidingId() {
   const prefix = etcd.uniquePrefix();
   const wall = Date.now();
   const hosts = etcd.cluster.endpoints();
-  const p = new EtcdLeaseProvider({ hosts, prefix }, { clock: new LeaseClock(frozenAt(wall)), leaseIdTag: TAG });
-  const a = new EtcdLeaseProvider({ hosts, prefix }, { clock: new LeaseClock(frozenAt(wall)), leaseIdTag: TAG });
+  const p = createLeaseProvider({ hosts, prefix }, { clock: new LeaseClock(frozenAt(wall)), leaseIdTag: TAG });
+  const a = createLeaseProvider({ hosts, prefix }, { clock: new LeaseClock(frozenAt(wall)), leaseIdTag: TAG });
   const b = new EtcdLeaseProvider({ hosts, prefix });
   try {
     expect(await p.acquireLease('other-key', 'P', TTL_MS)).toMatchObject({ acquired: true });

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../cluster/wait-for.js';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import { machineClock } from '../../history/recorder.js';
-import type { RecordedOp } from '../../history/types.js';
-import { preFixRenew } from '../chaos/broken/pre-fix-renew.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import { machineClock } from '../../safety-checker/recorder.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
+import { ownerOnlyRenew } from '../chaos/broken/owner-only-renew.js';
 import type { ProviderFactory } from '../chaos/provider-under-test.js';
 import { realProvider } from '../chaos/real-provider.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
 import { bWon, contendedKey, KEY, lastCall } from './support/contended-key.js';
 import { CUT_MEMBER, cutScenario } from './support/cut-scenario.js';
 import { useDeterministicHostOrder } from './support/host-order.js';
 import { keyState, type KeyState } from './support/key-state.js';
 
 /**
- * Issue 11, bug 1 (network): a renew whose first attempt sat in a cut link lands after a newer renew.
+ * A stale renew (network): a renew whose first attempt sat in a cut link lands after a newer renew.
  *
  * A (first attempts to member 0) holds K with ttl 6 s. Member 0's client link is cut. A renews (R1): the attempt
  * is held, the retry answers true through member 1. 3.6 s later A renews again (R2, on a later lease) and then
@@ -66,7 +66,7 @@ async function staleRenew(factory: ProviderFactory): Promise<StaleRenewRun> {
   return { history, r2: lastCall(history, 'A', 'renew'), before: before!, after: after!, lateDeliveries };
 }
 
-describe('bug 1: a renew held in a cut link lands after a newer renew of the same owner', () => {
+describe('stale renew: a renew held in a cut link lands after a newer renew of the same owner', () => {
   it('real provider: the late renew leaves K on the newer lease; K lasts until R2 was sent + ttl; no overlap', async () => {
     const run = await staleRenew(realProvider);
     expect(run.lateDeliveries).toBeGreaterThan(0);
@@ -76,12 +76,12 @@ describe('bug 1: a renew held in a cut link lands after a newer renew of the sam
   }, 60_000);
 
   it('negative control (renew compares only the owner): the late renew moves K back onto R1\u2019s lease and the checker flags A and B both believing', async () => {
-    const run = await staleRenew(preFixRenew);
+    const run = await staleRenew(ownerOnlyRenew);
     expect(run.lateDeliveries).toBeGreaterThan(0);
     expect(run.after.value).toBe('A');
     expect(run.after.lease).toBeLessThan(run.before.lease);
     const overlaps = checkOverlaps(run.history);
     expect(overlaps.map((o) => [o.first.owner, o.second.owner])).toEqual([['A', 'B']]);
-    console.log(`[bug 1 control] A and B both believed for ${overlaps[0]!.overlapMs.toFixed(0)} ms`);
+    console.log(`[stale-renew control] A and B both believed for ${overlaps[0]!.overlapMs.toFixed(0)} ms`);
   }, 60_000);
 });

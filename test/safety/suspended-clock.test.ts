@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../cluster/wait-for.js';
-import { checkOverlaps } from '../../history/check-overlaps.js';
-import type { RecordedOp } from '../../history/types.js';
+import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
+import type { RecordedOp } from '../../safety-checker/types.js';
 import type { ClockSource } from '../../src/clock/clock-source.js';
-import { JUMP_CHECK_INTERVAL_MS, LeaseClock } from '../../src/clock/lease-clock.js';
+import { LeaseClock } from '../../src/clock/lease-clock.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
-import { POLICY } from '../../src/transport/policy.js';
+import { createLeaseProvider } from '../../src/provider.js';
+import { POLICY } from '../../src/policy.js';
 import { MonotonicOnlyClock } from '../chaos/broken/monotonic-only-clock.js';
 import { SuspendableClock } from '../chaos/suspendable-clock.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { waitFor } from '../support/wait.js';
 import { bWon, contendedKey, KEY, lastCall } from './support/contended-key.js';
 
 /**
- * Issue 11, bug 2: the lease pool measured lease life on the monotonic clock, which stops while the machine is
- * suspended; etcd's clock does not. After a suspend of S, every pooled lease looked S younger than it was.
+ * A suspended machine: measured on the monotonic clock, which stops while the machine is suspended (etcd's clock
+ * does not), every pooled lease would look S younger than it is after a suspend of S. The lease clock counts it.
  *
  * A holds K with ttl 6 s. Its machine is "suspended" for 4 s: its monotonic clock stops while wall time and etcd
  * run on. Right after resuming, A renews. B polls acquire every 50 ms. On a monotonic-only clock the renew rides
@@ -32,7 +33,7 @@ const monotonicOnly: ClockFor = (source) => new MonotonicOnlyClock(source);
 async function renewAfterSuspend(clockFor: ClockFor): Promise<{ history: RecordedOp[]; renew: RecordedOp }> {
   const prefix = etcd.uniquePrefix();
   const source = new SuspendableClock();
-  const a = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { clock: clockFor(source) });
+  const a = createLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix }, { clock: clockFor(source) });
   const b = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix });
   const history = await contendedKey({ a, b }, TTL_MS, async ({ a }) => {
     source.freeze(); // A's machine sleeps: it makes no call, its monotonic clock stands still
@@ -50,12 +51,12 @@ async function renewAfterSuspend(clockFor: ClockFor): Promise<{ history: Recorde
  */
 async function handleSignalAfterWake(clockFor: ClockFor, waitMs: number): Promise<number | undefined> {
   const source = new SuspendableClock();
-  const provider = new EtcdLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix: etcd.uniquePrefix() }, { clock: clockFor(source) });
+  const provider = createLeaseProvider({ hosts: etcd.cluster.endpoints(), prefix: etcd.uniquePrefix() }, { clock: clockFor(source) });
   try {
     const handle = await provider.hold('H', 'A', 3000);
     let abortedAt: number | undefined;
     handle.signal.addEventListener('abort', () => (abortedAt = performance.now()));
-    await new Promise((r) => setTimeout(r, 2 * JUMP_CHECK_INTERVAL_MS)); // the handle is settled in
+    await new Promise((r) => setTimeout(r, 2 * POLICY.clockJump.checkEveryMs)); // the handle is settled in
     await Promise.all(etcd.cluster.members().map((m) => etcd.cluster.cutClient(m.index)));
     // The wall clock is 4 s on, the monotonic clock is not, and no timer has fired — the handle's window (last
     // renew + 3 s) ended while it slept.
@@ -69,7 +70,7 @@ async function handleSignalAfterWake(clockFor: ClockFor, waitMs: number): Promis
   }
 }
 
-describe('bug 2: a renew right after the machine resumes from a suspend', () => {
+describe('suspended clock: a renew right after the machine resumes from a suspend', () => {
   it('real clock: the suspend is counted, the renew moves K to a lease that lasts; no overlap', async () => {
     const { history, renew } = await renewAfterSuspend(realClock);
     expect(bWon(history).returnedAt).toBeGreaterThanOrEqual(renew.sentAt + TTL_MS);
@@ -79,7 +80,7 @@ describe('bug 2: a renew right after the machine resumes from a suspend', () => 
   it('negative control (monotonic-only clock): K ends seconds after the renew was sent and the checker flags the overlap', async () => {
     const { history, renew } = await renewAfterSuspend(monotonicOnly);
     const won = bWon(history);
-    console.log(`[bug 2 control] K was free ${((won.returnedAt - renew.sentAt) / 1000).toFixed(1)} s after the renew was sent (ttl ${TTL_MS / 1000} s)`);
+    console.log(`[suspended-clock control] K was free ${((won.returnedAt - renew.sentAt) / 1000).toFixed(1)} s after the renew was sent (ttl ${TTL_MS / 1000} s)`);
     expect(won.returnedAt).toBeLessThan(renew.sentAt + TTL_MS);
     const overlaps = checkOverlaps(history);
     expect(overlaps.map((o) => [o.first.owner, o.second.owner])).toEqual([['A', 'B']]);
@@ -87,11 +88,11 @@ describe('bug 2: a renew right after the machine resumes from a suspend', () => 
 });
 
 describe('a held lease whose window ended while the machine slept, woken with etcd out of reach', () => {
-  // Timer lateness on a loaded 2-core machine, not the provider: the check itself runs every JUMP_CHECK_INTERVAL_MS,
+  // Timer lateness on a loaded 2-core machine, not the provider: the check itself runs every POLICY.clockJump.checkEveryMs,
   // and the renew that asks etcd whether the window really ended (a forward clock step looks the same) has
-  // POLICY.clockJumpRenewMs to answer.
+  // POLICY.clockJump.renewMs to answer.
   const SLACK_MS = 500;
-  const BOUND_MS = JUMP_CHECK_INTERVAL_MS + POLICY.clockJumpRenewMs;
+  const BOUND_MS = POLICY.clockJump.checkEveryMs + POLICY.clockJump.renewMs;
 
   it(`real clock: the handle's signal aborts within ${BOUND_MS} ms (+${SLACK_MS} ms slack) of waking`, async () => {
     const after = await handleSignalAfterWake(realClock, 3000);

@@ -1,7 +1,7 @@
 import { Etcd3 } from 'etcd3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EtcdAuthenticationError, EtcdTlsError } from '../../src/index.js';
-import { RECHECK_MAX_MS } from '../../src/waiting/schedule.js';
+import { POLICY } from '../../src/policy.js';
 import { createTestPki } from '../harness/test-pki.js';
 import { elapse } from '../support/wait.js';
 import { leastPrivilegeSetup } from './support/etcdctl.js';
@@ -41,7 +41,7 @@ describe('auth tokens that expire', () => {
     await client.put(`${PREFIX}premise`).value('2');
     // The first token was refused as expired, so the client authenticated again. Sometimes once more: each member
     // learns a new simple token when it applies the Authenticate entry, so a retry that reaches a follower which
-    // has not applied it yet is refused too (seen once with members in containers on etcd 3.5).
+    // has not applied it yet is refused too.
     expect(exchanges).toBeGreaterThanOrEqual(2);
   });
 
@@ -76,13 +76,13 @@ describe('auth tokens that expire', () => {
     await elapse(IDLE_MS);
     // …and this watch is added to that stream after the token expired. etcd refuses it ("invalid auth
     // token": a stream keeps the token it was opened with, and etcd3 does not reopen the stream), so
-    // what wakes this waiter is its safety-net re-check, at most RECHECK_MAX_MS (+20 % jitter) later.
+    // what wakes this waiter is its safety-net re-check, at most POLICY.waiting.recheckMaxMs (+20 % jitter) later.
     const second = p.waitForLease('second', 'B', 30_000, { timeoutMs: 15_000 });
     await elapse(500);
     const releasedAt = performance.now();
     await holder.releaseLease('second', 'A');
     expect(await second).toMatchObject({ owner: 'B' });
-    expect(performance.now() - releasedAt).toBeLessThan(RECHECK_MAX_MS * 1.2 + 1000);
+    expect(performance.now() - releasedAt).toBeLessThan(POLICY.waiting.recheckMaxMs * 1.2 + 1000);
     await holder.releaseLease('first', 'A');
     expect(await first).toMatchObject({ owner: 'B' });
   });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TlsDiagnosis } from '../../src/transport/tls-diagnosis.js';
 import { parseEndpoint } from '../../src/config/endpoint.js';
 import { probeEndpoint, type ProbeCredentials } from '../../src/transport/tls-probe.js';
-import { freePorts } from '../../cluster/free-ports.js';
+import { freePorts } from '../../launcher/free-ports.js';
 import { createTestPki, type TestPki } from '../harness/test-pki.js';
 
 // The TLS probe behind EtcdTlsError, against small local servers that each fail in one way — including

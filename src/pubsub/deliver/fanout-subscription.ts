@@ -10,7 +10,7 @@ import { DeliveryCursor } from '../watch/delivery-cursor.js';
 import type { Watch, WatchStream } from '../watch/watch-stream.js';
 import { retryForever } from '../watch/retry-forever.js';
 
-export interface FanoutDeps {
+interface FanoutDeps {
   core: EtcdCore;
   stream: WatchStream;
   /** The topic's event prefix. */

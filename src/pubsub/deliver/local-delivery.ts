@@ -1,7 +1,7 @@
 import type { Event, EventCallback } from '@mastra/core/events';
 import type { LeaseLogger } from '../../config/options.js';
 
-export interface LocalDeliveryPolicy {
+interface LocalDeliveryPolicy {
   maxDeliveryAttempts: number;
   redeliveryDelayMs: number;
   /** 0: off. */

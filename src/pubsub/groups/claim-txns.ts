@@ -43,7 +43,7 @@ export function decodeClaim(bytes: Buffer): ClaimValue | undefined {
   }
 }
 
-export interface ClaimRequest {
+interface ClaimRequest {
   claimKey: Buffer;
   eventKey: Buffer;
   /** Mod revision of the event as this member saw it. */
@@ -79,7 +79,7 @@ export function claimTxn(request: ClaimRequest): TxnRequest {
   };
 }
 
-export type ClaimOutcome =
+type ClaimOutcome =
   | { won: true; revision: string }
   | { won: false; holder?: { value: ClaimValue; revision: string } };
 

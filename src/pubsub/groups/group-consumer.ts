@@ -1,9 +1,11 @@
 import type { Event, EventCallback } from '@mastra/core/events';
-import { EtcdLeaseInvalidError, type IEvent } from 'etcd3';
+import type { IEvent } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import { EtcdCompactedError } from '../../errors/compacted.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
+import { LeasedWrites } from '../../leases/leased-writes.js';
 import type { PubSubInstruments, RedeliveryReason } from '../../metrics/instruments.js';
+import { POLICY } from '../../policy.js';
 import { put, remove, type KeyValue } from '../../operations/etcd-txn.js';
 import type { CallScope } from '../../transport/call-scope.js';
 import { parseTopicEntry, type EventKeys } from '../keys/event-keys.js';
@@ -16,7 +18,7 @@ import { readGroupSnapshot } from './group-snapshot.js';
 import { encodeMemberState, GroupState, type ClaimReason, type Decision, type MemberState } from './group-state.js';
 import type { Session } from './session.js';
 
-export interface GroupConsumerDeps {
+interface GroupConsumerDeps {
   core: EtcdCore;
   stream: WatchStream;
   session: Session;
@@ -43,8 +45,6 @@ interface Handling {
   timer?: NodeJS.Timeout;
   settled: boolean;
 }
-
-const CLAIM_ERROR_BACKOFF_MS = 500;
 
 /**
  * This process's member of one consumer group on one topic (all local callbacks of the group share it, served
@@ -76,8 +76,11 @@ export class GroupConsumer {
   private stopped = false;
   private readonly stopController = new AbortController();
   private readonly unlisten: () => void;
+  /** Member keys are written on the session's lease. */
+  private readonly writes: LeasedWrites;
 
   constructor(private readonly deps: GroupConsumerDeps) {
+    this.writes = new LeasedWrites(deps.core.committer, deps.session);
     this.topicPrefix = deps.keys.topic(deps.topic);
     this.memberKey = deps.keys.member(deps.topic, deps.group, deps.me);
     this.state = new GroupState(deps.group, deps.me, 0n);
@@ -168,13 +171,8 @@ export class GroupConsumer {
     const { core, session } = this.deps;
     const value = encodeMemberState(state, this.floor);
     await core.runner.attempts(scope, async (attempt) => {
-      const lease = await session.lease(scope);
-      try {
-        await core.committer.submit(this.memberKey, { compare: [], success: [put(this.memberKey, value, lease)], failure: [] }, attempt.timeoutMs, attempt.signal);
-      } catch (error) {
-        if (error instanceof EtcdLeaseInvalidError) session.invalidate(lease);
-        throw error;
-      }
+      const lease = await this.writes.granted(session.lease(scope), attempt);
+      await this.writes.commit(this.memberKey, { compare: [], success: [put(this.memberKey, value, lease)], failure: [] }, attempt, lease);
       if (state === 'active' && !this.leaving) this.registeredOn = lease;
     });
     if (state === 'active') this.evaluateAll();
@@ -353,7 +351,7 @@ export class GroupConsumer {
     } catch (error) {
       if (this.stopped) return;
       this.deps.logger.debug?.('claim failed; trying again', { topic, group, error });
-      this.later(id, CLAIM_ERROR_BACKOFF_MS);
+      this.later(id, POLICY.events.claimRetryMs);
     } finally {
       this.attempting.delete(id);
       scope.dispose();

@@ -4,7 +4,7 @@ import type { CallScope } from '../../transport/call-scope.js';
 import type { EventKeys } from '../keys/event-keys.js';
 import { byRevisionThenKey, readPrefix } from '../watch/range-read.js';
 
-export interface GroupSnapshot {
+interface GroupSnapshot {
   /** Members, claims and events together, in the order a watch delivers them: by mod revision, then key. */
   kvs: KeyValue[];
   /** Every member key of the group. */

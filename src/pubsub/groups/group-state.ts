@@ -3,7 +3,7 @@ import type { TopicEntry } from '../keys/event-keys.js';
 import { preferredMember, rendezvousScore } from './assignment.js';
 import { decodeClaim, type ClaimValue } from './claim-txns.js';
 
-export interface GroupEvent {
+interface GroupEvent {
   readonly key: Buffer;
   readonly value: Buffer;
   readonly revision: string;
@@ -12,7 +12,7 @@ export interface GroupEvent {
   readonly seenAt: number;
 }
 
-export interface GroupClaim extends ClaimValue {
+interface GroupClaim extends ClaimValue {
   readonly revision: string;
   readonly seenAt: number;
 }

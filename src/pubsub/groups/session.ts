@@ -1,12 +1,13 @@
 import type { ILeaseKeepAliveRequest, ILeaseKeepAliveResponse } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
+import { POLICY } from '../../policy.js';
 import type { CallScope } from '../../transport/call-scope.js';
 import { leaveStream, type GrpcDuplex } from '../watch/watch-stream.js';
 
 type KeepAliveStream = GrpcDuplex<ILeaseKeepAliveRequest>;
 
-export interface SessionListener {
+interface SessionListener {
   /** The session lease is gone or cannot be shown alive: this process's member keys are (or will soon be) gone. */
   lost(): void;
   /** A new session lease exists: register again on it. */
@@ -143,7 +144,7 @@ export class Session {
   }
 
   private async regrant(): Promise<void> {
-    let delay = 100;
+    let delay: number = POLICY.errorBackoff.firstMs;
     while (!this.closed && !this.core.lifetime.aborted) {
       const scope = this.core.runner.open('grantSession', this.core.budget());
       try {
@@ -152,7 +153,7 @@ export class Session {
         return;
       } catch {
         await new Promise((resolve) => setTimeout(resolve, delay).unref());
-        delay = Math.min(2000, delay * 2);
+        delay = Math.min(POLICY.errorBackoff.maxMs, delay * 2);
       } finally {
         scope.dispose();
       }

@@ -1,19 +1,19 @@
-import { TaskCancelledError } from 'cockatiel';
-import { EtcdLeaseInvalidError } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
 import { LeaseAbortedError } from '../../errors/aborted.js';
 import { EtcdUnavailableError } from '../../errors/unavailable.js';
+import { LeasedWrites } from '../../leases/leased-writes.js';
 import type { LeasePool } from '../../leases/lease-pool.js';
 import type { PubSubInstruments } from '../../metrics/instruments.js';
 import { errorType } from '../../metrics/error-type.js';
+import { POLICY } from '../../policy.js';
 import type { CallScope } from '../../transport/call-scope.js';
 import type { EventKeys } from '../keys/event-keys.js';
 import { clearTopicTxn, decodePublishBatch, publishBatchTxn } from './batch-txn.js';
-import { DEFAULT_BATCH_LIMITS, TopicQueue, type QueuedClear, type QueuedEvent } from './topic-queue.js';
+import { TopicQueue, type QueuedClear, type QueuedEvent } from './topic-queue.js';
 
 /** What the publisher needs to be told about one event; it is already encoded and size-checked. */
-export interface OutgoingEvent {
+interface OutgoingEvent {
   topic: string;
   key: Buffer;
   value: Buffer;
@@ -34,7 +34,7 @@ type Pending = (QueuedEvent | QueuedClear) & {
   readonly done: Promise<void>;
 };
 
-export interface PublisherDeps {
+interface PublisherDeps {
   core: EtcdCore;
   keys: EventKeys;
   pool: LeasePool;
@@ -54,8 +54,11 @@ export class Publisher {
   private readonly queues = new Map<string, TopicQueue<Pending>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly pending = new Set<Pending>();
+  private readonly writes: LeasedWrites;
 
-  constructor(private readonly deps: PublisherDeps) {}
+  constructor(private readonly deps: PublisherDeps) {
+    this.writes = new LeasedWrites(deps.core.committer, deps.pool);
+  }
 
   /** Resolves when the event is in etcd (durable) or queued (write-behind; failures are logged and counted). */
   publish(event: OutgoingEvent): Promise<void> {
@@ -147,7 +150,7 @@ export class Publisher {
     this.pending.add(item);
     let queue = this.queues.get(topic);
     if (!queue) {
-      queue = new TopicQueue<Pending>({ ...DEFAULT_BATCH_LIMITS, writeBehindFlushMs: this.deps.writeBehindFlushMs });
+      queue = new TopicQueue<Pending>({ ...POLICY.events.batch, writeBehindFlushMs: this.deps.writeBehindFlushMs });
       this.queues.set(topic, queue);
     }
     queue.push(item);
@@ -210,15 +213,8 @@ export class Publisher {
     // Every event must live retentionMs after its own publish call: the latest call decides the lease.
     const sentAt = Math.max(...events.map((e) => e.sentAt));
     await core.runner.attempts(scope, async (attempt) => {
-      const lease = await pool.leaseFor(retentionMs, sentAt);
-      if (attempt.signal.aborted) throw new TaskCancelledError('publish ended while its retention lease was granted');
-      try {
-        return decodePublishBatch(await core.committer.submit(keyId, publishBatchTxn(events, lease.id), attempt.timeoutMs, attempt.signal));
-      } catch (error) {
-        // etcd no longer knows the lease: drop it, so the retry picks another.
-        if (error instanceof EtcdLeaseInvalidError) pool.invalidate(lease.id);
-        throw error;
-      }
+      const lease = await this.writes.granted(pool.leaseFor(retentionMs, sentAt), attempt);
+      return decodePublishBatch(await this.writes.commit(keyId, publishBatchTxn(events, lease.id), attempt, lease.id));
     });
     instruments.events.add(events.length, { direction: 'published' });
   }

@@ -16,18 +16,17 @@ export interface QueuedClear {
   readonly queuedAt: number;
 }
 
-export type QueuedItem = QueuedEvent | QueuedClear;
+type QueuedItem = QueuedEvent | QueuedClear;
 
+/** The bounds of one batch (POLICY.events.batch says why they are what they are). */
 export interface BatchLimits {
-  /** Events per batch: one sub-transaction holds a compare and a put per event (etcd's --max-txn-ops, 128, per list). */
+  /** Events per batch. */
   maxEvents: number;
-  /** Bytes of keys and values per batch, well under the group committer's budget for one transaction. */
+  /** Bytes of keys and values per batch. */
   maxBytes: number;
   /** How long write-behind events may wait for company before their batch leaves. */
   writeBehindFlushMs: number;
 }
-
-export const DEFAULT_BATCH_LIMITS: Omit<BatchLimits, 'writeBehindFlushMs'> = { maxEvents: 64, maxBytes: 512 * 1024 };
 
 /**
  * The publish queue of one topic: FIFO, at most one batch in flight. Per-publisher order needs that: the group

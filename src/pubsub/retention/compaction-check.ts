@@ -3,7 +3,7 @@ import type { EtcdCore } from '../../core/etcd-core.js';
 import { EtcdCompactedError } from '../../errors/compacted.js';
 
 /** Revisions etcd may keep over one check interval before the missing compaction is worth a warning. */
-export const UNCOMPACTED_REVISIONS = 10_000;
+const UNCOMPACTED_REVISIONS = 10_000;
 
 /**
  * Warns when etcd does not compact its history. Events are short-lived keys, but etcd keeps every revision until it

@@ -1,5 +1,5 @@
 /** The part of a watch event the joiner reads. */
-export interface RevisionedEvent {
+interface RevisionedEvent {
   kv: { mod_revision: string };
 }
 

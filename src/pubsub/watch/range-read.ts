@@ -7,7 +7,7 @@ import type { CallScope } from '../../transport/call-scope.js';
 import { receiveLimitOf } from '../../transport/receive-limit.js';
 import { MAX_EVENT_BYTES_LIMIT } from '../resolve-options.js';
 
-export interface PrefixSnapshot {
+interface PrefixSnapshot {
   /** Every key under the prefix at the revision, ordered by (mod revision, key): the order watchers saw them in. */
   kvs: KeyValue[];
   /** Bytes of the oldest entries left out to stay within `maxBytes`. */

@@ -1,17 +1,15 @@
 import type { LeaseLogger } from '../../config/options.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
+import { POLICY } from '../../policy.js';
 import type { CallScope } from '../../transport/call-scope.js';
-
-const FIRST_DELAY_MS = 100;
-const MAX_DELAY_MS = 2000;
 
 /**
  * Recovery work no caller waits for (a subscription re-established after its watch was lost, a group member
  * registered again): each try is one call with the usual deadline; between tries a growing pause. It ends when the
- * work succeeds, `signal` aborts (unsubscribe) or the core closes. Never rejects.
+ * work succeeds, `signal` aborts (unsubscribe) or the core closes. Never rejects. The pauses: POLICY.errorBackoff.
  */
 export async function retryForever(core: EtcdCore, operation: string, signal: AbortSignal, logger: LeaseLogger, work: (scope: CallScope) => Promise<void>): Promise<void> {
-  let delay = FIRST_DELAY_MS;
+  let delay: number = POLICY.errorBackoff.firstMs;
   for (let tries = 1; !signal.aborted && !core.lifetime.aborted; tries++) {
     const scope = core.runner.open(operation, core.budget(core.options.deadlineMs, signal));
     try {
@@ -25,7 +23,7 @@ export async function retryForever(core: EtcdCore, operation: string, signal: Ab
       scope.dispose();
     }
     await pause(delay, signal);
-    delay = Math.min(MAX_DELAY_MS, delay * 2);
+    delay = Math.min(POLICY.errorBackoff.maxMs, delay * 2);
   }
 }
 

@@ -3,13 +3,14 @@ import { castGrpcError, type Etcd3, type IEvent, type IWatchRequest, type IWatch
 import type { LeaseLogger } from '../../config/options.js';
 import { EtcdSizeLimitError } from '../../errors/size-limit.js';
 import type { WatchResumeReason } from '../../metrics/instruments.js';
+import { POLICY } from '../../policy.js';
 import { isMessageSizeError, messageSizes } from '../../transport/message-size.js';
 import { prefixEnd } from '../keys/event-keys.js';
 import { untilStopped, type StopSignal } from '../../transport/stop-signal.js';
 import { FragmentJoiner } from './fragment-joiner.js';
 
 /** What one watch covers: every key starting with `prefix`. */
-export interface WatchSpec {
+interface WatchSpec {
   prefix: Buffer;
   /** Deliver deletions too (consumer groups need them; fan-out does not). */
   deletes: boolean;
@@ -48,7 +49,7 @@ export type GrpcDuplex<Req> = EventEmitter & { write(request: Req): boolean; end
 type Stream = GrpcDuplex<IWatchRequest>;
 
 
-export interface WatchStreamOptions extends Partial<WatchStreamTuning> {
+interface WatchStreamOptions extends Partial<WatchStreamTuning> {
   /** A linearizable read of the cluster revision; also renews an expired auth token (etcd3 does so only on unary calls). */
   readRevision: () => Promise<string>;
   /** Stalled-stream check interval (ms). */
@@ -73,11 +74,6 @@ export interface WatchStreamTuning {
    */
   resyncOversize: boolean;
 }
-
-const BACKOFF_FIRST_MS = 10;
-const BACKOFF_MAX_MS = 1000;
-/** Checks in a row a stream may fail before it is replaced. */
-const STALLED_CHECKS = 2;
 
 /**
  * One raw etcd watch stream for a whole EtcdPubSub, carrying every watch with ids we choose, each with its own
@@ -106,7 +102,7 @@ export class WatchStream {
   private opening: Promise<Stream> | undefined;
   private nextId = 1;
   private closed = false;
-  private backoffMs = BACKOFF_FIRST_MS;
+  private backoffMs: number = POLICY.events.watch.reopenFirstMs;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private checkTimer: NodeJS.Timeout | undefined;
   private check: { revision: bigint; answered: boolean } | undefined;
@@ -170,7 +166,7 @@ export class WatchStream {
     this.options.logger.debug?.('event watch stream reconnecting', { reason, error: error === undefined ? undefined : String(error) });
     if (this.reconnectTimer) return;
     const delay = this.backoffMs * (0.5 + Math.random() / 2);
-    this.backoffMs = Math.min(BACKOFF_MAX_MS, this.backoffMs * 2);
+    this.backoffMs = Math.min(POLICY.events.watch.reopenMaxMs, this.backoffMs * 2);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.connect(true);
@@ -253,7 +249,7 @@ export class WatchStream {
 
   private receive(stream: Stream, res: IWatchResponse): void {
     if (stream !== this.stream) return;
-    this.backoffMs = BACKOFF_FIRST_MS;
+    this.backoffMs = POLICY.events.watch.reopenFirstMs;
     const id = Number(res.watch_id);
     if (id === -1) return this.progress(res); // etcd answers a progress request on no watch in particular
     const state = this.watches.get(id);
@@ -312,7 +308,7 @@ export class WatchStream {
     if (!stream) return;
     if (this.check) {
       this.failedChecks = this.check.answered ? 0 : this.failedChecks + 1;
-      if (this.failedChecks >= STALLED_CHECKS) {
+      if (this.failedChecks >= POLICY.events.watch.stalledChecks) {
         this.options.logger.warn?.('event watch stream fell behind the cluster; reconnecting to another member');
         this.check = undefined;
         this.failedChecks = 0;

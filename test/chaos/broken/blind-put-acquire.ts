@@ -1,7 +1,7 @@
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
 import { OPERATIONS, type OperationSet } from '../../../src/calls/operation-set.js';
 import { put } from '../../../src/operations/etcd-txn.js';
-import { EtcdLeaseProvider } from '../../../src/index.js';
+import { createLeaseProvider } from '../../../src/provider.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks mutual exclusion outright: acquire writes the key without any compare, so every acquire wins.
@@ -11,4 +11,4 @@ const BLIND_PUT: OperationSet['acquire'] = {
 };
 
 export const blindPutAcquire: ProviderFactory = (options, clock) =>
-  new EtcdLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, acquire: BLIND_PUT } });
+  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, acquire: BLIND_PUT } });

@@ -1,7 +1,7 @@
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
 import { OPERATIONS, type OperationSet } from '../../../src/calls/operation-set.js';
 import { put } from '../../../src/operations/etcd-txn.js';
-import { EtcdLeaseProvider } from '../../../src/index.js';
+import { createLeaseProvider } from '../../../src/provider.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
 /**
@@ -36,4 +36,4 @@ function blindRetries(): OperationSet['acquire'] {
 }
 
 export const blindRetryAcquire: ProviderFactory = (options, clock) =>
-  new EtcdLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, acquire: blindRetries() } });
+  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, acquire: blindRetries() } });

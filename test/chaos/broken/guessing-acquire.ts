@@ -1,4 +1,4 @@
-import { EtcdLeaseProvider } from '../../../src/index.js';
+import { createLeaseProvider } from '../../../src/provider.js';
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
 import type { ProviderFactory, ProviderUnderTest } from '../provider-under-test.js';
 
@@ -7,7 +7,7 @@ const GUESS_AFTER_MS = 1000;
 
 // Breaks "never guess": an acquire that gets no answer (its write may or may not have committed) reports the lease won.
 export const guessingAcquire: ProviderFactory = (options, clock): ProviderUnderTest => {
-  const inner = new EtcdLeaseProvider(options, { clock: new LeaseClock(clock) });
+  const inner = createLeaseProvider(options, { clock: new LeaseClock(clock) });
   return {
     acquireLease: async (key, owner, ttlMs) => {
       try {

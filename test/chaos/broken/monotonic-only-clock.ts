@@ -1,7 +1,7 @@
 import type { ClockSource } from '../../../src/clock/clock-source.js';
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
 
-// Breaks rule 4: lease life measured on the monotonic clock alone (the pre-fix clock), which stops while the machine is suspended.
+// Breaks rule 4: lease life measured on the monotonic clock alone, which stops while the machine is suspended.
 export class MonotonicOnlyClock extends LeaseClock {
   private readonly origin: number;
 

@@ -2,7 +2,7 @@ import { CompareResult, CompareTarget } from 'etcd3';
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
 import { OPERATIONS, type OperationSet } from '../../../src/calls/operation-set.js';
 import { put } from '../../../src/operations/etcd-txn.js';
-import { EtcdLeaseProvider } from '../../../src/index.js';
+import { createLeaseProvider } from '../../../src/provider.js';
 import type { ProviderFactory } from '../provider-under-test.js';
 
 // Breaks the owner check: renew rewrites any existing key with the caller as owner, taking it from whoever holds it.
@@ -16,4 +16,4 @@ const RENEW_ANY_HOLDER: OperationSet['renew'] = {
 };
 
 export const renewWithoutOwnerCompare: ProviderFactory = (options, clock) =>
-  new EtcdLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, renew: RENEW_ANY_HOLDER } });
+  createLeaseProvider(options, { clock: new LeaseClock(clock), operations: { ...OPERATIONS, renew: RENEW_ANY_HOLDER } });

@@ -1,5 +1,5 @@
 /**
- * Opt-in measurement of issue 16's "done when": N leases (default 100 000) under one prefix on a throwaway
+ * Opt-in measurement of the CLI at scale: N leases (default 100 000) under one prefix on a throwaway
  * 3-member cluster (etcd from PATH or ETCD_BIN, no fault proxies), then the built CLI run as an operator runs it —
  * `etcd-lease list --json` and `etcd-lease stats` — with its wall time and peak RSS. Checks that every lease was
  * printed exactly once, and exits 1 if not, or if the list's peak RSS reached 200 MB.
@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Etcd3 } from 'etcd3';
-import { startCluster } from '../../../cluster/cluster.js';
+import { startCluster } from '../../../launcher/cluster.js';
 import { REPO_ROOT, cleanEnv } from '../support/cli-process.js';
 import { peakRssProbe } from '../support/peak-rss.js';
 import { seedLeases } from '../support/seed-leases.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The probe (peak-rss.mjs) that reports a Node process's peak RSS at exit. */
-export const PEAK_RSS_PROBE = fileURLToPath(new URL('./peak-rss.mjs', import.meta.url));
+const PEAK_RSS_PROBE = fileURLToPath(new URL('./peak-rss.mjs', import.meta.url));
 
 /** Node flags and environment that make a process report its peak RSS; `read()` gives it in MB after exit. */
 export function peakRssProbe(): { nodeArgs: string[]; env: Record<string, string>; read(): number; dispose(): void } {

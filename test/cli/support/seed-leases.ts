@@ -31,12 +31,12 @@ const TXN_OPS = 128;
 const IN_FLIGHT = 8;
 
 /** A 125-character owner, as a Mastra worker's JSON-ish token would be. */
-export function seedOwner(n: number): string {
+function seedOwner(n: number): string {
   const head = `mastra-worker:{"pod":"agents-7f9c8d5b6-${String(n).padStart(4, '0')}","pid":${10_000 + n},"boot":"2025-11-30T12:00:00.000Z","nonce":"`;
   return `${head}${'x'.repeat(125 - head.length - 2)}"}`;
 }
 
-export function seedKey(i: number): string {
+function seedKey(i: number): string {
   const resource = i % 7 === 0 ? `résumé-${i % 500}` : `resource-${i % 500}`;
   return `${resource}\u0000thread-${String(i).padStart(6, '0')}`;
 }

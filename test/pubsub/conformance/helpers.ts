@@ -12,7 +12,7 @@ export function event(n: number, data: Record<string, unknown> = {}, type = 'tes
   return { type, runId: 'run-1', data: { n, ...data } };
 }
 
-export const numberOf = (e: Event): number => (e.data as { n: number }).n;
+const numberOf = (e: Event): number => (e.data as { n: number }).n;
 export const numbers = (events: Event[]): number[] => events.map(numberOf);
 
 /** Waits until `probe` holds, within the subject's delivery bound (or `timeoutMs`). */

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { waitFor } from '../../../cluster/wait-for.js';
-import { Recorder } from '../../../history/recorder.js';
-import type { RecordedOp } from '../../../history/types.js';
+import { Recorder } from '../../../safety-checker/recorder.js';
+import type { RecordedOp } from '../../../safety-checker/types.js';
 import type { ProviderUnderTest } from '../../chaos/provider-under-test.js';
+import { waitFor } from '../../support/wait.js';
 import { pollAcquire, type Poller } from './poller.js';
 
 export const KEY = 'K';

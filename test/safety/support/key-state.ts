@@ -1,7 +1,7 @@
 import type { Etcd3 } from 'etcd3';
-import { waitFor } from '../../../cluster/wait-for.js';
 import type { TestCluster } from '../../harness/cluster.js';
 import { plainClient, within } from '../../harness/plain-client.js';
+import { waitFor } from '../../support/wait.js';
 
 /** A lease key as etcd stores it. */
 export interface KeyState {

@@ -1,4 +1,4 @@
-import type { Recorder } from '../../../history/recorder.js';
+import type { Recorder } from '../../../safety-checker/recorder.js';
 
 export interface Poller {
   /** The poller's winning acquire has returned. */

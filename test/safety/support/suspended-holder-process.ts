@@ -4,7 +4,7 @@
 import { createInterface } from 'node:readline';
 import { LeaseClock } from '../../../src/clock/lease-clock.js';
 import type { LeaseLostError } from '../../../src/errors/lease-lost.js';
-import { EtcdLeaseProvider } from '../../../src/index.js';
+import { createLeaseProvider } from '../../../src/provider.js';
 import { SuspendableClock } from '../../chaos/suspendable-clock.js';
 
 export const SUSPENDED_HOLDER_ENV = 'SUSPENDED_HOLDER_CONFIG';
@@ -27,7 +27,7 @@ if (process.env[SUSPENDED_HOLDER_ENV] !== undefined) {
   const config = JSON.parse(process.env[SUSPENDED_HOLDER_ENV]) as SuspendedHolderConfig;
   const send = (message: SuspendedHolderMessage) => process.stdout.write(`${JSON.stringify(message)}\n`);
   const clock = new SuspendableClock();
-  const provider = new EtcdLeaseProvider({ hosts: [...config.endpoints], prefix: config.prefix }, { clock: new LeaseClock(clock) });
+  const provider = createLeaseProvider({ hosts: [...config.endpoints], prefix: config.prefix }, { clock: new LeaseClock(clock) });
   const handle = await provider.hold(config.key, 'A', config.ttlMs);
   let abortedAt: number | undefined;
   handle.signal.addEventListener('abort', () => (abortedAt ??= performance.now()));

@@ -29,7 +29,7 @@ export const anyTtl: fc.Arbitrary<unknown> = fc.oneof(
 const KEYS = ['a', 'a\u0000b', 'résumé/线程/🧵'];
 const OWNERS = ['A', 'B', `mastra-thread-owner:${JSON.stringify({ runId: 'r1', pid: 42 })}`];
 
-export const leaseOp: fc.Arbitrary<LeaseOp> = fc.oneof(
+const leaseOp: fc.Arbitrary<LeaseOp> = fc.oneof(
   fc.record({ kind: fc.constant('acquire' as const), key: fc.constantFrom(...KEYS), owner: fc.constantFrom(...OWNERS) }),
   fc.record({ kind: fc.constant('get' as const), key: fc.constantFrom(...KEYS) }),
   fc.record({ kind: fc.constant('release' as const), key: fc.constantFrom(...KEYS), owner: fc.constantFrom(...OWNERS) }),

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { findExecutable, isExecutableFile } from '../../../cluster/find-executable.js';
+import { findExecutable, isExecutableFile } from '../../../launcher/find-executable.js';
 
 export interface EtcdctlConnection {
   endpoints: string[];
@@ -37,7 +37,7 @@ export function etcdctl(connection: EtcdctlConnection, args: string[], input?: s
 /**
  * Where etcdctl comes from: ETCDCTL_BIN; the one beside the run's etcd binary (same version); etcdctl on
  * PATH; else, when members run in containers, the etcd image's own etcdctl (the official image has one, and
- * so does cluster/build-etcd-image.sh's), on the host network like the members, with `files` (TLS material)
+ * so does launcher/build-etcd-image.sh's), on the host network like the members, with `files` (TLS material)
  * mounted read-only at the same paths — a machine with only Docker has no etcdctl of its own.
  */
 function etcdctlCommand(files: string[]): { file: string; args: string[] } {

@@ -22,7 +22,7 @@ export function renderings(value: unknown): string[] {
 }
 
 /** The distinctive parts of a PEM private key: its base64 body lines, each long and random. */
-export function pemBodyLines(pem: string | Buffer): string[] {
+function pemBodyLines(pem: string | Buffer): string[] {
   return String(pem)
     .split('\n')
     .map((l) => l.trim())

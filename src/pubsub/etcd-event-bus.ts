@@ -1,0 +1,328 @@
+import { randomUUID } from 'node:crypto';
+import type { Event, EventCallback } from '@mastra/core/events';
+import { metrics, type MeterProvider, type ObservableCallback } from '@opentelemetry/api';
+import type { LeaseLogger } from '../config/options.js';
+import type { EtcdCore } from '../core/etcd-core.js';
+import { ProviderClosedError } from '../errors/closed.js';
+import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
+import { checkText } from '../keys/key-codec.js';
+import { LeaseIdSpace } from '../leases/lease-id.js';
+import type { LeasePool } from '../leases/lease-pool.js';
+import { createPubSubInstruments, type PubSubInstruments } from '../metrics/instruments.js';
+import { leaseMeter } from '../metrics/meter-scope.js';
+import type { CallScope } from '../transport/call-scope.js';
+import { checkEventSize, checkPublishedEvent, decodeEvent, encodeEvent, stampEvent } from './codec/envelope.js';
+import { FanoutSubscription } from './deliver/fanout-subscription.js';
+import { LocalDelivery } from './deliver/local-delivery.js';
+import { GroupConsumer } from './groups/group-consumer.js';
+import { Session } from './groups/session.js';
+import { EventIds } from './keys/event-id.js';
+import { EventKeys } from './keys/event-keys.js';
+import { LocalBus } from './local/local-bus.js';
+import type { PublishedEvent } from './options.js';
+import { Publisher } from './publish/publisher.js';
+import type { ResolvedEventOptions } from './resolve-options.js';
+import { CompactionCheck } from './retention/compaction-check.js';
+import { readPrefix } from './watch/range-read.js';
+import { WatchStream, type WatchStreamTuning } from './watch/watch-stream.js';
+
+/** Per-call options of the bus's async methods. */
+export interface BusCallOptions {
+  /** Overall deadline of the call. @default the core's `deadlineMs` */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface BusPublishOptions extends BusCallOptions {
+  /** Deliver inside this process only; never written to etcd. */
+  localOnly?: boolean;
+}
+
+interface BusSubscribeOptions extends BusCallOptions {
+  group?: string;
+  startFrom?: 'earliest' | 'latest';
+}
+
+/** Seams inside the package, not options: for the test suite, the watch stream's frame-limit defences. */
+export interface EventBusInternals {
+  /** @default both on */
+  watch?: Partial<WatchStreamTuning>;
+}
+
+interface GroupEntry {
+  consumer: GroupConsumer;
+  starting: Promise<void>;
+}
+
+/**
+ * The etcd event bus: Mastra's event semantics on etcd, without Mastra at run time (only its types) — publish, fan-out
+ * and grouped subscriptions across processes, replay of the retained window, clearTopic, history. `EventBusPubSub`
+ * (src/mastra) adapts it to Mastra's `PubSub` class. It shares an `EtcdCore` (client, runner, group committer, clock) with the lease provider,
+ * so one consensus round carries lease renewals and events together.
+ */
+export class EtcdEventBus {
+  readonly keys: EventKeys;
+  private readonly ids = new EventIds();
+  private readonly logger: LeaseLogger;
+  private readonly instruments: PubSubInstruments;
+  private readonly retention: LeasePool;
+  private readonly publisher: Publisher;
+  private readonly stream: WatchStream;
+  private readonly delivery: LocalDelivery;
+  private readonly local: LocalBus;
+  private readonly compaction: CompactionCheck;
+  private readonly observeCompaction: ObservableCallback;
+  private session: Session | undefined;
+  private readonly fanouts = new Map<string, Map<EventCallback, FanoutSubscription[]>>();
+  private readonly groups = new Map<string, GroupEntry>();
+  private readonly closeController = new AbortController();
+  private memberCount = 0;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly core: EtcdCore,
+    private readonly options: ResolvedEventOptions,
+    meterProvider: MeterProvider = metrics,
+    internals: EventBusInternals = {},
+  ) {
+    this.logger = core.options.logger;
+    this.keys = new EventKeys(options.eventPrefix);
+    this.instruments = createPubSubInstruments(leaseMeter(meterProvider));
+    const { client, runner, clock } = core;
+    // A pool of its own, with its own id tag: retention leases are never confused with the provider's lease ids.
+    this.retention = core.leasePool(options.retentionBucketMs, new LeaseIdSpace(clock.wallOrigin), 'retention lease');
+    this.publisher = new Publisher({
+      core,
+      keys: this.keys,
+      pool: this.retention,
+      retentionMs: options.retentionMs,
+      writeBehindFlushMs: options.writeBehindFlushMs,
+      instruments: this.instruments,
+      logger: this.logger,
+    });
+    const probeKey = Buffer.from(options.eventPrefix, 'utf8');
+    this.stream = new WatchStream(client, {
+      readRevision: async () =>
+        (await runner.run('watchCheck', core.budget(), ({ deadline }) => client.kv.range({ key: probeKey, count_only: true }, { deadline }))).header.revision,
+      checkMs: options.watchCheckMs,
+      logger: this.logger,
+      onResume: (reason) => this.instruments.watchResumes.add(1, { reason }),
+      onOversize: (error) =>
+        this.logger.warn?.("an event watch's catch-up came back over the etcd client's gRPC receive limit; its subscriptions re-read what they missed", {
+          error,
+        }),
+      ...internals.watch,
+    });
+    this.delivery = new LocalDelivery({
+      maxDeliveryAttempts: options.maxDeliveryAttempts,
+      redeliveryDelayMs: options.redeliveryDelayMs,
+      inFlightTimeoutMs: options.inFlightTimeoutMs,
+      logger: this.logger,
+      onDelivered: () => this.instruments.events.add(1, { direction: 'delivered' }),
+      onRedelivered: (reason) => this.instruments.redeliveries.add(1, { reason }),
+      onDropped: () => this.instruments.dropped.add(1, { reason: 'max-attempts' }),
+    });
+    this.local = new LocalBus(this.delivery);
+    this.compaction = new CompactionCheck(core, probeKey, this.logger);
+    this.observeCompaction = (result) => result.observe(this.compaction.compactionMissing ? 1 : 0);
+    this.instruments.compactionMissing.addCallback(this.observeCompaction);
+    this.compaction.start(options.compactionCheckMs);
+  }
+
+  /** This process's publisher id (the first part of every event id it writes). */
+  get publisherId(): string {
+    return this.ids.publisher;
+  }
+
+  /**
+   * Publishes `event` to `topic`. Durable (default): resolves once etcd committed it. Rejects with `EventTooLargeError`
+   * above `maxEventBytes` (nothing written), `EtcdUnavailableError` after `deadlineMs`, argument errors naming the
+   * parameter, `ProviderClosedError` ("the EtcdPubSub is closed") after close.
+   */
+  async publish(topic: string, event: PublishedEvent, options: BusPublishOptions = {}): Promise<void> {
+    this.assertOpen('publish');
+    checkText('topic', topic);
+    checkPublishedEvent(event);
+    const mode = options.localOnly === true ? 'local' : this.options.publishMode(topic, event);
+    if (mode !== 'durable' && mode !== 'write-behind' && mode !== 'local') {
+      throw new LeaseArgumentRangeError('options.publishMode', `returned ${String(mode)}; expected 'durable', 'write-behind' or 'local'`);
+    }
+    const stamped = stampEvent(event, randomUUID(), new Date());
+    if (mode === 'local') return this.local.publish(topic, stamped);
+    const key = this.keys.event(topic, this.ids.next());
+    const value = encodeEvent(stamped);
+    checkEventSize(topic, key, value, this.options.maxEventBytes);
+    const deadlineMs = this.core.deadlineOf(options);
+    return this.publisher.publish({ topic, key, value, sentAt: this.core.clock.now(), mode, deadlineMs, signal: options.signal });
+  }
+
+  /**
+   * Subscribes `cb`. Without `group`, it gets every event of the topic from every process (after the retained ones
+   * with `startFrom: 'earliest'`, the default); with `group`, each event goes to one live member of the group across
+   * processes. Resolves once the subscription is live: an event published after that reaches it.
+   */
+  async subscribe(topic: string, cb: EventCallback, options: BusSubscribeOptions = {}): Promise<void> {
+    this.assertOpen('subscribe');
+    checkText('topic', topic);
+    if (typeof cb !== 'function') throw new LeaseArgumentTypeError('cb', `must be a function (event, ack, nack) => void, got ${typeof cb}`);
+    const { group } = options;
+    if (group !== undefined) checkText('options.group', group);
+    const startFrom = options.startFrom ?? 'earliest';
+    if (startFrom !== 'earliest' && startFrom !== 'latest') throw new LeaseArgumentRangeError('options.startFrom', `must be 'earliest' or 'latest', got ${String(startFrom)}`);
+    const scope = this.core.runner.open('subscribe', this.core.budget(this.core.deadlineOf(options), options.signal));
+    this.local.add(topic, cb, group);
+    try {
+      if (group === undefined) await this.subscribeFanout(topic, cb, startFrom, scope);
+      else await this.subscribeGroup(topic, group, cb, startFrom, scope);
+    } catch (error) {
+      this.local.remove(topic, cb);
+      throw scope.signal.aborted ? scope.giveUpError() : error;
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  /** Stops delivery to `cb` on `topic` (every subscription of it there). Never rejects. */
+  async unsubscribe(topic: string, cb: EventCallback): Promise<void> {
+    this.local.remove(topic, cb);
+    const byCallback = this.fanouts.get(topic);
+    for (const subscription of byCallback?.get(cb) ?? []) subscription.stop();
+    byCallback?.delete(cb);
+    if (byCallback?.size === 0) this.fanouts.delete(topic);
+    const leaving: Promise<void>[] = [];
+    for (const [id, entry] of this.groups) {
+      if (!id.startsWith(`${topic}\u0000`)) continue;
+      if (entry.consumer.remove(cb) > 0) continue;
+      this.groups.delete(id);
+      leaving.push(entry.consumer.leave(this.core.options.deadlineMs));
+    }
+    await Promise.allSettled(leaving);
+  }
+
+  /** Waits for pending publishes (write-behind included) and ack/nack writes, at most `deadlineMs`. Never rejects. */
+  async flush(options: BusCallOptions = {}): Promise<void> {
+    const deadlineMs = this.core.deadlineOf(options);
+    await Promise.allSettled([this.publisher.flush(deadlineMs), ...[...this.groups.values()].map((g) => g.consumer.flush(deadlineMs))]);
+  }
+
+  /** Deletes the topic's retained events and group claims, after what this process published to it before. Never rejects. */
+  async clearTopic(topic: string, options: BusCallOptions = {}): Promise<void> {
+    if (this.closeController.signal.aborted) return;
+    try {
+      checkText('topic', topic);
+    } catch (error) {
+      this.logger.warn?.('clearTopic: invalid topic; nothing cleared', { error });
+      return;
+    }
+    await this.publisher.clear(topic, this.core.deadlineOf(options));
+  }
+
+  /**
+   * The retained events of `topic` in topic order, from position `offset`. Positions count the *currently retained*
+   * window, which moves as events expire: they are not stable offsets.
+   */
+  async getHistory(topic: string, offset = 0, options: BusCallOptions = {}): Promise<Event[]> {
+    this.assertOpen('getHistory');
+    checkText('topic', topic);
+    if (!Number.isInteger(offset) || offset < 0) throw new LeaseArgumentRangeError('offset', `must be a whole number ≥ 0, got ${offset}`);
+    const scope = this.core.runner.open('getHistory', this.core.budget(this.core.deadlineOf(options), options.signal));
+    try {
+      const { kvs } = await readPrefix(this.core.client, this.core.runner, scope, this.keys.events(topic), undefined, this.options.maxReplayBytes);
+      return kvs.flatMap((kv) => decodeEvent(kv.value) ?? []).slice(offset);
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  /**
+   * Stops accepting calls, flushes pending publishes and acks (at most `deadlineMs`), revokes the group session (every
+   * member key goes in one write) and ends the watch stream. Idempotent. The core is its creator's to close.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    const deadlineMs = this.core.options.deadlineMs;
+    this.closeController.abort(new ProviderClosedError('subscribe', 'EtcdPubSub'));
+    await this.flush({ deadlineMs });
+    this.publisher.abandon(new ProviderClosedError('publish', 'EtcdPubSub'));
+    for (const entry of this.groups.values()) entry.consumer.stop();
+    this.groups.clear();
+    for (const byCallback of this.fanouts.values()) for (const subs of byCallback.values()) for (const s of subs) s.stop();
+    this.fanouts.clear();
+    this.delivery.stop();
+    await this.session?.close(deadlineMs);
+    this.stream.close();
+    this.compaction.stop();
+    this.instruments.compactionMissing.removeCallback(this.observeCompaction);
+    this.retention.close();
+  }
+
+  private async subscribeFanout(topic: string, cb: EventCallback, startFrom: 'earliest' | 'latest', scope: CallScope): Promise<void> {
+    const subscription: FanoutSubscription = new FanoutSubscription({
+      core: this.core,
+      stream: this.stream,
+      prefix: this.keys.events(topic),
+      topic,
+      startFrom,
+      maxReplayBytes: this.options.maxReplayBytes,
+      logger: this.logger,
+      instruments: this.instruments,
+      deliver: (value) => {
+        const event = decodeEvent(value);
+        if (!event) return void this.logger.warn?.('an event could not be decoded; skipped', { topic });
+        this.delivery.deliver(() => (subscription.active ? cb : undefined), event);
+      },
+    });
+    const byCallback = this.fanouts.get(topic) ?? new Map<EventCallback, FanoutSubscription[]>();
+    this.fanouts.set(topic, byCallback);
+    byCallback.set(cb, [...(byCallback.get(cb) ?? []), subscription]);
+    try {
+      await subscription.start(scope);
+    } catch (error) {
+      subscription.stop();
+      const remaining = (byCallback.get(cb) ?? []).filter((s) => s !== subscription);
+      if (remaining.length > 0) byCallback.set(cb, remaining);
+      else byCallback.delete(cb);
+      throw error;
+    }
+  }
+
+  private async subscribeGroup(topic: string, group: string, cb: EventCallback, startFrom: 'earliest' | 'latest', scope: CallScope): Promise<void> {
+    const id = `${topic}\u0000${group}`;
+    const existing = this.groups.get(id);
+    if (existing) {
+      existing.consumer.add(cb);
+      return scope.race(existing.starting);
+    }
+    this.session ??= new Session(this.core, this.options.groupMemberTtlMs, this.logger);
+    const consumer = new GroupConsumer({
+      core: this.core,
+      stream: this.stream,
+      session: this.session,
+      keys: this.keys,
+      topic,
+      group,
+      me: `${this.ids.publisher}-${++this.memberCount}`,
+      startFrom,
+      options: this.options,
+      logger: this.logger,
+      instruments: this.instruments,
+      decode: decodeEvent,
+    });
+    const starting = consumer.start(cb, scope);
+    this.groups.set(id, { consumer, starting });
+    try {
+      await starting;
+    } catch (error) {
+      if (this.groups.get(id)?.consumer === consumer) this.groups.delete(id);
+      throw error;
+    }
+  }
+
+  private assertOpen(operation: string): void {
+    if (this.closeController.signal.aborted) throw new ProviderClosedError(operation, 'EtcdPubSub');
+  }
+}
