@@ -4,7 +4,7 @@ import { forEachLimited } from '../infra/limited.js';
 import { EtcdLeaseProvider } from '../provider-under-test.js';
 import { BENCH_PREFIX, ownerToken } from '../scenarios/scenario.js';
 import { RenewTally, RenewTimers, type RenewCounts } from './renew-timers.js';
-import { setupAcquire } from './setup-acquire.js';
+import { takeKey } from './take-key.js';
 
 export interface HoldClients {
   etcd: Etcd3;
@@ -45,7 +45,7 @@ export const providerHold: HoldDesign = {
     const tally = new RenewTally();
     const timers = new RenewTimers(ttlMs / 3, (i) => provider.renewLease(key(i), owner, ttlMs), tally);
     await forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
-      await setupAcquire(provider, key(i), owner, ttlMs);
+      await takeKey(provider, key(i), owner, ttlMs);
       timers.start(i);
     });
     return {

@@ -2,7 +2,7 @@ import { forEachLimited } from '../infra/limited.js';
 import { sampleMemory } from '../memory.js';
 import { EtcdLeaseProvider } from '../provider-under-test.js';
 import { BENCH_PREFIX, ownerToken } from '../scenarios/scenario.js';
-import { setupAcquire } from './setup-acquire.js';
+import { takeKey } from './take-key.js';
 
 /** What holding more keys than one provider can renew in time looked like to its callers. */
 export interface OverloadResult {
@@ -77,8 +77,7 @@ export async function measureOverload(hosts: string[], keys: number, ttlMs: numb
       Array.from({ length: keys }, (_, i) => i),
       SETUP_CALLERS,
       async (i) => {
-        // The window of a key starts at the send time of the acquire that won, after any the provider shed.
-        acquiredAt[i] = await setupAcquire(provider, key(i), owner, ttlMs);
+        acquiredAt[i] = await takeKey(provider, key(i), owner, ttlMs);
         windows[i]!.push(acquiredAt[i]!);
         timers[i] = setTimeout(() => {
           renew(i);

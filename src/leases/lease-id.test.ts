@@ -37,6 +37,15 @@ describe('lease id space', () => {
     );
   });
 
+  it('never claims a later moment when the sum of origin and notBefore rounds up onto a unit boundary', () => {
+    // origin + notBefore is not exact in floating point: here it lands on the boundary 1e11 + origin although the
+    // exact sum lies just below it
+    const space = new LeaseIdSpace(Date.UTC(2026, 10, 30, 12), 7);
+    const notBefore = 99_999_999_999.99998;
+    expect(space.floor(notBefore)).toBeLessThanOrEqual(notBefore);
+    expect(space.notBeforeOf(space.idFor(notBefore))!).toBeLessThanOrEqual(notBefore);
+  });
+
   it('keeps every id of one provider inside its own range, positive, and tells foreign ids apart', () => {
     const space = new LeaseIdSpace(origin, MAX_TAG);
     const id = BigInt(space.idFor(123_456));

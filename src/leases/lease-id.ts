@@ -55,14 +55,22 @@ export class LeaseIdSpace {
    * that cannot expire before `notBefore` claims. Leases record this value, so a lease and its id agree.
    */
   floor(notBefore: number): number {
-    return Math.floor((this.originMs + notBefore) / ID_UNIT_MS) * ID_UNIT_MS - this.originMs;
+    return this.unitsOf(notBefore) * ID_UNIT_MS - this.originMs;
   }
 
   /** The id for a lease that cannot expire before `notBefore` (LeaseClock ms); rounds it down to a whole unit. */
   idFor(notBefore: number): string {
-    const units = BigInt(Math.floor((this.originMs + notBefore) / ID_UNIT_MS));
+    const units = BigInt(this.unitsOf(notBefore));
     if (units < 0n || units > TIME_MASK) throw new RangeError(`lease expiry outside the id space: ${notBefore}`);
     return (this.base | units).toString();
+  }
+
+  /** Whole units from the id epoch to the last unit boundary not after `notBefore`. */
+  private unitsOf(notBefore: number): number {
+    const units = Math.floor((this.originMs + notBefore) / ID_UNIT_MS);
+    // The sum rounds to the nearest double, so it can land on a unit boundary a hair after the exact one: that
+    // unit would claim a moment after notBefore, more life than the lease has. Then the unit before is the floor.
+    return units * ID_UNIT_MS - this.originMs > notBefore ? units - 1 : units;
   }
 
   /** The LeaseClock notBefore an id of this space stands for, or undefined for an id it did not mint. */

@@ -146,8 +146,11 @@ describe('giving up holds nothing', () => {
     await holder.acquireLease('k', 'A', LONG_TTL);
     const waiting = b.provider.waitForLease('k', 'B', LONG_TTL);
     await waitFor('B to be waiting', () => (b.count('contended', 'B') >= 1 ? true : undefined), { timeoutMs: 5000 });
+    // The expectation is attached before close(): close() rejects the waiter while it runs, and a
+    // rejection nobody listens to yet is an unhandled rejection for the test runner.
+    const rejected = expect(waiting).rejects.toBeInstanceOf(ProviderClosedError);
     await b.provider.close();
-    await expect(waiting).rejects.toBeInstanceOf(ProviderClosedError);
+    await rejected;
     await expect(b.provider.waitForLease('k', 'B', LONG_TTL)).rejects.toBeInstanceOf(ProviderClosedError);
   });
 });

@@ -370,6 +370,35 @@ describe("a group's checkpoint: startFrom applies to a new group only", () => {
     await pubsub.flush();
     expect(numbers(later.events)).toEqual([3]);
   });
+
+  it("a new group joining with 'latest' through a member that lags behind the leader never takes an event published before the subscribe", async () => {
+    // The join's stream starts at the revision of the member it is served by. Here that member is a follower the
+    // leader's Raft messages do not reach (held, delivered on heal): an event whose publish has resolved lies above
+    // that revision, and the watch delivers it once the member catches up. The group's floor must still be above it.
+    const space = etcd.namespace();
+    const cluster = etcd.cluster;
+    const leader = await cluster.leader();
+    const follower = (leader + 1) % cluster.size;
+    const publisher = etcd.pubsub(space, { hosts: [cluster.endpoints()[leader]!] });
+    const lagging = etcd.pubsub(space, { hosts: [cluster.endpoints()[follower]!] });
+    await publisher.publish('lagging', job(1));
+    await waitFor('the follower has the topic', async () => (await lagging.getHistory('lagging')).length === 1, { timeoutMs: 10_000, intervalMs: 50 });
+    await cluster.holdOneWay(leader, follower);
+    try {
+      await publisher.publish('lagging', job(2));
+      const later = collector();
+      const joined = lagging.subscribe('lagging', later.cb, { group: 'new-group', startFrom: 'latest' });
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the join reaches the lagging member meanwhile
+      await cluster.heal(follower);
+      await joined;
+      await publisher.publish('lagging', job(3));
+      await later.until(1, 10_000);
+      await lagging.flush();
+      expect(numbers(later.events)).toEqual([3]);
+    } finally {
+      await cluster.heal(follower);
+    }
+  });
 });
 
 describe('inFlightTimeoutMs: a handler that neither acks nor nacks', () => {

@@ -220,7 +220,7 @@ export class GroupConsumer {
         logger.warn?.('consumer group read larger than maxReplayBytes: the oldest retained events are skipped', { topic, group, skipped: snapshot.skipped, bytes: snapshot.skippedBytes });
       }
       const others = snapshot.members.filter((kv) => !kv.key.equals(this.memberKey));
-      this.floor ??= joinFloor(others, snapshot.claims, this.deps.startFrom, watch.createdAt);
+      this.floor ??= joinFloor(others, snapshot.claims, this.deps.startFrom, await this.joinedAt(scope, watch.createdAt));
       const state = new GroupState(group, me, BigInt(this.floor));
       const now = performance.now();
       for (const kv of snapshot.kvs) {
@@ -439,6 +439,20 @@ export class GroupConsumer {
       });
     this.settling.add(done);
     return firstTry.catch(() => {});
+  }
+
+  /**
+   * The revision a new group that starts from `'latest'` takes as its floor: the later of the watch's start and the
+   * cluster's committed revision now. The watch's start is the revision of the member that serves the stream, which
+   * may be a follower not yet caught up: an event whose publish had resolved before this subscribe was called could
+   * lie above it and be taken as the new group's. A linearizable read (one count-only range) reaches every such
+   * event; it is made only for a 'latest' join, once.
+   */
+  private async joinedAt(scope: CallScope, watchCreatedAt: string): Promise<string> {
+    if (this.deps.startFrom !== 'latest') return watchCreatedAt;
+    const { core } = this.deps;
+    const now = (await core.runner.attempts(scope, ({ deadline }) => core.client.kv.range({ key: this.topicPrefix, count_only: true }, { deadline }))).header.revision;
+    return BigInt(now) > BigInt(watchCreatedAt) ? now : watchCreatedAt;
   }
 
   /** The floor, on every claim this member writes, so that the group keeps it while only claims remain. */
