@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
 import { EtcdNoSpaceError } from '../errors/no-space.js';
 import { EtcdOverloadedError } from '../errors/overloaded.js';
+import { POLICY } from '../policy.js';
 import { GroupCommitter } from './group-committer.js';
 import { Superseded } from './superseded.js';
 
@@ -269,6 +270,16 @@ describe('group commit', () => {
       const c = new GroupCommitter(r.send, { ...waiting, maxBatchSize: 4 });
       await Promise.all(['a', 'b', 'c', 'd'].map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, { mayWaitMs: 60_000 })));
       expect(r.sent.map(sizeOf)).toEqual([4]);
+    });
+
+    it('leave once POLICY.renewCompanyEnough have gathered, even where a batch may hold more', async () => {
+      // 64 callers renewing in step, a committer that takes up to 128 per transaction: the 64 must not wait out
+      // their whole window for company that cannot come (each caller waits on its own renewal).
+      const r = recorder();
+      const c = new GroupCommitter(r.send, { ...waiting, maxBatchSize: 128 });
+      const keys = Array.from({ length: POLICY.renewCompanyEnough }, (_, i) => `k${i}`);
+      await Promise.all(keys.map((k) => c.submit(Buffer.from(k), req(k), far(), undefined, { mayWaitMs: 60_000 })));
+      expect(r.sent.map(sizeOf)).toEqual([POLICY.renewCompanyEnough]);
     });
 
     it('an operation on a parked key sends the parked one first, then itself: per-key order holds', async () => {

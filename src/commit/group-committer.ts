@@ -217,7 +217,7 @@ export class GroupCommitter {
     let mayWaitMs = how.mayWaitMs ?? 0;
     // Waiting pays only with company: at the recent rate, enough others must be expected within the wait — and
     // with a full batch already queued there is company enough.
-    if (mayWaitMs > 0 && (this.ready.size >= this.maxBatchSize || this.arrivals.expectedWithin(mayWaitMs, now) < (this.options.minCompanyToWait ?? POLICY.renewMinCompany))) {
+    if (mayWaitMs > 0 && (this.ready.size >= this.companyEnough() || this.arrivals.expectedWithin(mayWaitMs, now) < (this.options.minCompanyToWait ?? POLICY.renewMinCompany))) {
       mayWaitMs = 0;
     }
     this.arrivals.arrive(now);
@@ -477,7 +477,12 @@ export class GroupCommitter {
    */
   private parkedDue(now: number): boolean {
     const first = this.parked[0];
-    return first !== undefined && (first.sendBy <= now || this.parked.length >= this.maxBatchSize);
+    return first !== undefined && (first.sendBy <= now || this.parked.length >= this.companyEnough());
+  }
+
+  /** How many operations are company enough for a renewal not to wait longer (POLICY.renewCompanyEnough). */
+  private companyEnough(): number {
+    return Math.min(this.maxBatchSize, POLICY.renewCompanyEnough);
   }
 
   /**
