@@ -4,6 +4,7 @@
  *
  *   npm run bench:capacity -- [--steps 10000,15000,20000,30000,50000,70000,100000] [--ttl 15] [--p99-limit-ms 1000]
  *                             [--resolution 0.05] [--overload 1.5] [--overload-seconds 30] [--check] [--profile DIR]
+ *                             [--ceiling 100000]
  *   npm run bench:capacity -- --hold-minutes 10 [--keys 10000]
  *
  * Steps: for each count, a fresh provider takes that many keys and renews each every TTL/3 on its own timer (as
@@ -18,6 +19,11 @@
  * proposals/s per 1000 leases); `--check` exits 2 when it fails. `--profile DIR` records a CPU profile of this process
  * over each step's window (DIR/capacity-<leases>.cpuprofile) and prints where it went per renewal.
  *
+ * `--ceiling N,…` (default the target's 100 000; 0 to skip) first holds N keys with perfect batches of the provider's
+ * renew transaction and nothing else (hold-cost/perfect-renewals.ts) on the same cluster: what the members carry at
+ * that count with no provider in the way. Its rows are printed beside the steps, and a line says whether the cluster
+ * alone held it — a count the ceiling cannot hold is past this machine for any design that writes per renewal.
+ *
  * --hold-minutes: holds `--keys` keys that long and samples RSS and JS heap (after GC) every 30 s: a leak shows
  * as growth that goes on after the first minutes.
  */
@@ -30,6 +36,7 @@ import { providerHold } from './hold-cost/designs.js';
 import { formatHoldTable } from './hold-cost/hold-table.js';
 import { measureHold, type HoldResult } from './hold-cost/measure-hold.js';
 import { formatOverload, measureOverload } from './hold-cost/overload-hold.js';
+import { perfectRenewHold } from './hold-cost/perfect-renewals.js';
 import { sampleMemory } from './memory.js';
 import { profiledWindow } from './profile/profiled-window.js';
 import { formatChecks } from './report.js';
@@ -48,6 +55,7 @@ const { values } = parseArgs({
     keys: { type: 'string', default: '10000' },
     check: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    ceiling: { type: 'string', default: '100000' },
   },
 });
 const ttlMs = Number(values.ttl) * 1000;
@@ -79,6 +87,14 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
   const results: HoldResult[] = [];
   const rss: Array<{ keys: number; rssMb: number; heapMb: number }> = [];
   const holds = (r: HoldResult) => r.error === undefined && r.failures === 0 && r.renewP99Ms <= p99LimitMs;
+  const ceiling: HoldResult[] = [];
+  for (const keys of values.ceiling.split(',').map(Number).filter((n) => n > 0)) {
+    log(`the ceiling: holding ${keys} leases at TTL ${ttlMs / 1000} s with perfect renewal batches, no provider…`);
+    const r = await measureHold(perfectRenewHold, { keys, ttlMs }, clients, meter, reset, `ceiling-${keys}`, { windowMs: Math.max(10_000, (2 * ttlMs) / 3) });
+    const failure = r.firstFailure === undefined ? '' : ` (first: ${r.firstFailure})`;
+    log(r.error ? `could not hold: ${r.error}` : `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed${failure}`);
+    ceiling.push(r);
+  }
   const step = async (keys: number): Promise<HoldResult> => {
     log(`holding ${keys} leases at TTL ${ttlMs / 1000} s…`);
     const r = await measureHold(providerHold, { keys, ttlMs }, clients, meter, reset, `cap-${keys}`, {
@@ -111,8 +127,16 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
     else failed = mid;
   }
   console.log('');
-  console.log(formatHoldTable([...results].sort((a, b) => a.keys - b.keys)));
+  console.log(formatHoldTable([...ceiling, ...[...results].sort((a, b) => a.keys - b.keys)]));
   console.log('');
+  for (const r of ceiling) {
+    const due = (r.keys * 3000) / ttlMs;
+    console.log(
+      `the ceiling at ${r.keys} leases (${due.toFixed(0)} renewals/s due, perfect batches, no provider): ` +
+        (holds(r) ? 'held' : `did not hold (${r.error ?? `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed`})`) +
+        (r.memberCores === undefined ? '' : `; members ${(r.memberCores * 100).toFixed(0)} % of a core, this process ${(r.clientCores * 100).toFixed(0)} %`),
+    );
+  }
   for (const m of rss) console.log(`${m.keys} leases held: RSS +${mb(m.rssMb)} over the process before the provider (JS heap +${mb(m.heapMb)}), ${((m.rssMb / m.keys) * 10_000).toFixed(0)} MB per 10k`);
   console.log(
     held === undefined
