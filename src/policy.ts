@@ -38,9 +38,11 @@ export const POLICY = {
    * that has answered none of them for `silentAfterShare` of the attempt timeout is passed over meanwhile, so a
    * member that just hung stops getting attempts before its first ones time out. Half the timeout, because a
    * healthy member under load answers something far sooner than that, and only ranking is at stake: with every
-   * member silent, all take attempts.
+   * member silent, all take attempts. Among members equal in all that, the leader takes them (transport/leader-finder.ts:
+   * a follower forwards a write and answers after applying it); a newer Raft term in an answer asks the members for
+   * the leader again, at most once every `leaderSearchEveryMs` (an election storm raises it on every answer).
    */
-  health: { probeEveryMs: 1000, silentAfterShare: 0.5 },
+  health: { probeEveryMs: 1000, silentAfterShare: 0.5, leaderSearchEveryMs: 1000 },
   /**
    * TLS diagnosis of failed connections (transport/tls-diagnosis.ts): one probe's verdict answers every failure for
    * `verdictReuseMs` (probing is cheap, but not per failed attempt); a failing attempt waits at most `waitMs` for a

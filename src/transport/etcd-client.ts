@@ -7,6 +7,8 @@ import type { CircuitState } from '../config/events.js';
 import type { EtcdLeaseProviderOptions } from '../config/options.js';
 import { EndpointFailures } from './endpoint-failures.js';
 import { isMessageSizeError } from './message-size.js';
+import { LeaderFinder } from './leader-finder.js';
+import { MemberClients } from './member-clients.js';
 import { MemberGate } from './member-gate.js';
 import { MemberHealth } from './member-health.js';
 import { MemberProbes } from './member-probes.js';
@@ -24,7 +26,8 @@ import { withTxnCodec } from './wire/txn-codec.js';
  * turns a connection failure caused by TLS setup into a non-retryable error (see TlsDiagnosis).
  * Which member each request goes to is MemberHealth's choice, enforced through etcd3's per-host policy slot
  * (MemberGate): members that answer take the attempts, a member that failed waits for its own probe
- * (MemberProbes), and the client's close() closes the probes' connections too. What each host last failed with
+ * (MemberProbes), among members that all answer the leader goes first (LeaderFinder), and the client's close()
+ * closes the probes' and the finder's connections too. What each host last failed with
  * is kept (EndpointFailures) for the error a call that gives up reports. Txn calls are encoded and decoded by the
  * provider's own codec (wire/txn-codec.ts): etcd3's dynamic protobuf conversion was most of a batch's client CPU.
  */
@@ -56,15 +59,17 @@ export function createEtcdClient(
     { silentAfterMs: attemptTimeoutMs * POLICY.health.silentAfterShare, probeEveryMs: POLICY.health.probeEveryMs },
     onCircuit,
   );
+  const members = new MemberClients((endpoint) => new Etcd3({ ...connection, hosts: [endpoint], faultHandling: { host: () => noop, global: noop } }));
   const probes = new MemberProbes({
     health,
-    clientFor: (endpoint) => new Etcd3({ ...connection, hosts: [endpoint], faultHandling: { host: () => noop, global: noop } }),
+    clients: members,
     key: Buffer.from(options.prefix ?? DEFAULTS.prefix),
     timeoutMs: attemptTimeoutMs,
     failures,
     countsAsFailure: isMemberFailure,
   });
-  const gates = hosts.map((endpoint, i) => new MemberGate(i, endpoint, { health, probes, failures, countsAsFailure: isMemberFailure }));
+  const leader = new LeaderFinder({ health, clients: members, timeoutMs: attemptTimeoutMs, everyMs: POLICY.health.leaderSearchEveryMs });
+  const gates = hosts.map((endpoint, i) => new MemberGate(i, endpoint, { health, probes, failures, leader, countsAsFailure: isMemberFailure }));
   const unclaimed = [...gates];
   const client = new ProbingEtcd3(
     {
@@ -80,7 +85,7 @@ export function createEtcdClient(
         },
       },
     },
-    probes,
+    members,
   );
   return withRaisedReceiveLimit(withTxnCodec(client));
 }
@@ -90,17 +95,17 @@ function isMemberFailure(error: unknown): boolean {
   return error instanceof Error && isRecoverableError(error) && !isMessageSizeError(error);
 }
 
-/** The provider's etcd3 client: closing it also closes the connections its member probes opened. */
+/** The provider's etcd3 client: closing it also closes the connections its member probes and leader finder opened. */
 class ProbingEtcd3 extends Etcd3 {
   constructor(
     options: IOptions,
-    private readonly probes: MemberProbes,
+    private readonly members: MemberClients,
   ) {
     super(options);
   }
 
   override close(): void {
-    this.probes.close();
+    this.members.close();
     super.close();
   }
 }

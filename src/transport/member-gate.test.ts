@@ -9,13 +9,15 @@ function gates() {
   const health = new MemberHealth(['a', 'b'], { silentAfterMs: 250, probeEveryMs: 1000 });
   const failures = new EndpointFailures(false);
   const probed: number[] = [];
+  const terms: Array<string | undefined> = [];
   const parts = {
     health,
     failures,
     probes: { runDue: (now: number) => probed.push(now) },
+    leader: { observed: (term: string | undefined) => void terms.push(term) },
     countsAsFailure: (e: unknown) => e instanceof GRPCDeadlineExceededError,
   };
-  return { health, failures, probed, a: new MemberGate(0, 'a', parts), b: new MemberGate(1, 'b', parts) };
+  return { health, failures, probed, terms, a: new MemberGate(0, 'a', parts), b: new MemberGate(1, 'b', parts) };
 }
 
 const timeout = () => Promise.reject(new GRPCDeadlineExceededError('deadline'));
@@ -54,6 +56,15 @@ describe('member gate', () => {
     });
     await expect(reported).rejects.toBeInstanceOf(GRPCDeadlineExceededError);
     expect(health.state(0)).toBe('open');
+  });
+
+  it('every answer hands its Raft term to the leader finder; failures and streams hand none', async () => {
+    const { a, terms } = gates();
+    await a.execute(() => Promise.resolve({ header: { raft_term: '7' } }));
+    await a.execute(() => Promise.resolve('no header'));
+    await a.execute(() => ({ on: () => {} }));
+    await a.execute(timeout).catch(() => {});
+    expect(terms).toEqual(['7', undefined]);
   });
 
   it('every request on its way starts the probes that are due', async () => {

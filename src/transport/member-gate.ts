@@ -1,5 +1,6 @@
 import { BrokenCircuitError, noop, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
 import type { EndpointFailures } from './endpoint-failures.js';
+import type { LeaderFinder } from './leader-finder.js';
 import type { MemberHealth } from './member-health.js';
 import type { MemberProbes } from './member-probes.js';
 
@@ -7,6 +8,7 @@ interface MemberGateParts {
   readonly health: MemberHealth;
   readonly probes: Pick<MemberProbes, 'runDue'>;
   readonly failures: EndpointFailures;
+  readonly leader: Pick<LeaderFinder, 'observed'>;
   /** Whether an error is a failure of the member (else it answered). */
   readonly countsAsFailure: (error: unknown) => boolean;
 }
@@ -19,7 +21,7 @@ interface MemberGateParts {
  *
  * What the gate sees of a request it lets through:
  * - a unary call (its function returns a promise): sent now, then answered or failed — what MemberHealth and
- *   EndpointFailures learn from;
+ *   EndpointFailures learn from, and the answer's Raft term, which tells LeaderFinder when to look for the leader;
  * - a stream being opened (watch, lease keep-alive; the function returns the stream itself): nothing yet. Opening
  *   a stream on a hung member succeeds, so it is no sign of health and never closes a circuit;
  * - a stream's later error, which etcd3 reports by running a function that throws it (`markFailed`): a member
@@ -58,6 +60,8 @@ export class MemberGate implements IPolicy<IDefaultPolicyContext> {
     return Promise.resolve(result).then(
       (value) => {
         this.answered();
+        // Each answer names its member's Raft term: a newer one means an election, and the leader is asked for again.
+        this.parts.leader.observed((value as { header?: { raft_term?: string } } | null)?.header?.raft_term, performance.now());
         return value;
       },
       (error: unknown) => {

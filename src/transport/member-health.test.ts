@@ -148,6 +148,40 @@ describe('member health', () => {
     ]);
   });
 
+  it('among members that all answer, the leader takes the attempts once it is known; while it is not, every member does', () => {
+    const { h, admitted } = health();
+    h.leads(1);
+    expect(admitted(0)).toEqual(['b']);
+    h.leads(undefined);
+    expect(admitted(0)).toEqual(ENDPOINTS);
+    expect(() => h.leads(3)).toThrow(RangeError);
+  });
+
+  it('a leader that fails or goes silent ranks below every follower that answers, and first again once it answers', () => {
+    const { h, admitted } = health();
+    h.leads(0);
+    h.sent(0, 0);
+    expect(admitted(249)).toEqual(['a']);
+    expect(admitted(250)).toEqual(['b', 'c']); // silent on its attempt: passed over before it times out
+    h.failed(0, 500);
+    expect(admitted(500)).toEqual(['b', 'c']);
+    h.dueProbes(500);
+    h.probeAnswered(0);
+    expect(admitted(600)).toEqual(['a']);
+  });
+
+  it('with every member open, the known leader is preferred only among equals: a closed follower goes first', () => {
+    const { h, admitted } = health();
+    h.leads(0);
+    for (const i of [0, 1, 2]) failOnce(h, i, 0);
+    h.dueProbes(500);
+    for (const i of [0, 1, 2]) h.probeFoundAlive(i);
+    expect(admitted(510)).toEqual(['a']);
+    h.sent(2, 600);
+    h.answered(2, 610); // c serves (a new leader, not known yet): it goes first
+    expect(admitted(610)).toEqual(['c']);
+  });
+
   it('a single endpoint always takes the attempt, whatever its state', () => {
     const { h, admitted } = health(['only']);
     failOnce(h, 0, 0);

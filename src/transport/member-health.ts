@@ -41,6 +41,8 @@ const NONE: readonly number[] = [];
  * probes' first, local step at once, the hung member's does not, and attempts go to the followers, which serve as
  * soon as the election is over.
  *
+ * Last, among members equal in all of that, the leader (when known: `leads`) before its followers.
+ *
  * With every member open (an election, a single endpoint, a slow leader every member forwards to) all are
  * admitted: a call must go somewhere, and refusing it would turn a slow cluster into a failed call.
  */
@@ -48,6 +50,8 @@ export class MemberHealth {
   private readonly members: Member[];
   /** Members whose circuit is not closed: while none is, nothing is probed. */
   private notClosed = 0;
+  /** The member the cluster last said leads (leader-finder.ts), or undefined while not known. */
+  private leader: number | undefined;
 
   constructor(
     readonly endpoints: readonly string[],
@@ -67,6 +71,17 @@ export class MemberHealth {
     if (rank === 0) return true;
     for (let j = 0; j < this.members.length; j++) if (j !== i && this.rank(j, now) < rank) return false;
     return true;
+  }
+
+  /**
+   * Member `i` leads the cluster (undefined: not known). Among members equal in every other respect the leader
+   * ranks first: a write sent to a follower is forwarded to the leader and answered only once the follower has
+   * applied it, a hop and a wait the leader does not add. It is the last tie-break, so a leader that goes silent or
+   * fails ranks below every follower that answers, whatever it was last said to be.
+   */
+  leads(i: number | undefined): void {
+    if (i !== undefined) this.member(i);
+    this.leader = i;
   }
 
   /** An attempt left for member `i`. */
@@ -145,7 +160,8 @@ export class MemberHealth {
     const closed = m.circuit === 'closed';
     const silent = m.unansweredSince !== undefined && now - m.unansweredSince >= this.settings.silentAfterMs;
     const hangs = !closed && !m.alive ? 2 : silent ? 1 : 0;
-    return 2 * hangs + (closed ? 0 : 1);
+    const follows = this.leader === undefined || this.leader === i ? 0 : 1;
+    return 4 * hangs + 2 * (closed ? 0 : 1) + follows;
   }
 
   private set(i: number, circuit: CircuitState): void {

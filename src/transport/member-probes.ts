@@ -1,11 +1,12 @@
 import type { Etcd3 } from 'etcd3';
 import type { EndpointFailures } from './endpoint-failures.js';
+import type { MemberClients } from './member-clients.js';
 import type { MemberHealth } from './member-health.js';
 
 interface MemberProbesOptions {
   readonly health: MemberHealth;
-  /** A client that talks to `endpoint` only, with no fault handling of its own (built on first use). */
-  readonly clientFor: (endpoint: string) => Etcd3;
+  /** A client per member, talking to that member only. */
+  readonly clients: MemberClients;
   /** The key every probe reads: one the provider may read (its prefix). */
   readonly key: Buffer;
   readonly timeoutMs: number;
@@ -28,27 +29,22 @@ interface MemberProbesOptions {
  * nothing and needs no timer; a busy one probes each open member at once and then every probe interval.
  */
 export class MemberProbes {
-  private readonly clients = new Map<string, Etcd3>();
-  private closed = false;
-
   constructor(private readonly o: MemberProbesOptions) {}
+
+  private get closed(): boolean {
+    return this.o.clients.isClosed;
+  }
 
   runDue(now: number): void {
     if (this.closed) return;
     for (const i of this.o.health.dueProbes(now)) void this.probe(i);
   }
 
-  close(): void {
-    this.closed = true;
-    for (const client of this.clients.values()) client.close();
-    this.clients.clear();
-  }
-
   private async probe(i: number): Promise<void> {
-    const { health, failures } = this.o;
+    const { health } = this.o;
     const endpoint = health.endpoints[i]!;
-    let client = this.clients.get(endpoint);
-    if (client === undefined) this.clients.set(endpoint, (client = this.o.clientFor(endpoint)));
+    const client = this.o.clients.of(endpoint);
+    if (client === undefined) return;
     const alive = await this.read(client, endpoint, true);
     if (this.closed) return;
     if (alive) health.probeFoundAlive(i);

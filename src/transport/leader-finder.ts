@@ -1,0 +1,68 @@
+import type { IStatusResponse } from 'etcd3';
+import type { MemberClients } from './member-clients.js';
+import type { MemberHealth } from './member-health.js';
+
+interface LeaderFinderOptions {
+  readonly health: MemberHealth;
+  readonly clients: MemberClients;
+  readonly timeoutMs: number;
+  /** At most one search per this long: an election storm raises the term on every answer. */
+  readonly everyMs: number;
+}
+
+/**
+ * Tells MemberHealth which member leads, so that among members that all answer, attempts go to the leader: a write
+ * sent to a follower is forwarded to the leader and answered only after the follower has applied it too (about 1.2×
+ * a leader's latency measured here on loopback). Only a preference: MemberHealth ranks it below every sign of a
+ * member hanging or failing, so nothing here can send an attempt to a member that does not answer.
+ *
+ * Every answer carries the Raft term of the member that gave it (`observed`); a term above the one the leader is
+ * known for means an election happened since, and the finder asks every member for its Status (the leader it knows,
+ * its own member id, its term) on the member clients, outside every user call. The answer with the highest term
+ * names the leader; a leader that is not one of the endpoints (the client was given some members only) leaves no
+ * preference. Nothing is asked before the first answer, and while every member is silent nothing is learned, so an
+ * idle or cut-off client sends nothing.
+ */
+export class LeaderFinder {
+  /** The term the current preference was learned in. */
+  private term = 0;
+  private searching = false;
+  private lastSearchAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly o: LeaderFinderOptions) {}
+
+  /** A member answered; `term` is its answer's header.raft_term (a decimal string, or absent). */
+  observed(term: string | undefined, now: number): void {
+    if (term === undefined || !(Number(term) > this.term)) return;
+    if (this.searching || now - this.lastSearchAt < this.o.everyMs || this.o.clients.isClosed) return;
+    this.searching = true;
+    this.lastSearchAt = now;
+    void this.search().finally(() => (this.searching = false));
+  }
+
+  private async search(): Promise<void> {
+    const { health, clients, timeoutMs } = this.o;
+    const answers = await Promise.all(
+      health.endpoints.map(async (endpoint) => {
+        try {
+          return await clients.of(endpoint)?.maintenance.status({ deadline: Date.now() + timeoutMs });
+        } catch {
+          return undefined; // a member that does not answer says nothing of the leader; its health is the probes' to judge
+        }
+      }),
+    );
+    if (clients.isClosed) return;
+    const latest = newestWithLeader(answers);
+    if (latest === undefined) return; // an election in progress: a later answer's term asks again
+    const index = answers.findIndex((a) => a?.header.member_id === latest.leader);
+    health.leads(index < 0 ? undefined : index);
+    this.term = Number(latest.raftTerm);
+  }
+}
+
+/** The answer of the highest term that names a leader (etcd reports 0 while a member knows none). */
+function newestWithLeader(answers: ReadonlyArray<IStatusResponse | undefined>): IStatusResponse | undefined {
+  let best: IStatusResponse | undefined;
+  for (const a of answers) if (a !== undefined && a.leader !== '0' && (best === undefined || Number(a.raftTerm) > Number(best.raftTerm))) best = a;
+  return best;
+}
