@@ -94,6 +94,10 @@ export function assemble(results: ReadonlyMap<string, ScenarioResult>, held: rea
   };
   pair('acquire p50 / raw Txn p50', 'provider-acquire-1', 'raw-txn-1', 'p50');
   pair('acquire shape p50 / raw Txn p50', 'raw-acquire-shape-1', 'raw-txn-1', 'p50');
+  // The same route as the provider's (it sends to the leader): what is left of the distance once routing is equal.
+  pair('acquire p50 / raw Txn to the leader p50', 'provider-acquire-1', 'raw-txn-leader-1', 'p50');
+  pair('acquire ×64 / perfect minimal batch 1×64 to the leader (keys/s)', 'provider-acquire-64', 'raw-minimal-batch-leader-1x64', 'opsPerSecond');
+  pair('acquire ×256 / perfect minimal batches 4×64 to the leader (keys/s)', 'provider-acquire-256', 'raw-minimal-batch-leader-4x64', 'opsPerSecond');
   pair('acquire ×64 / perfect minimal batch 1×64 (keys/s)', 'provider-acquire-64', 'raw-minimal-batch-1x64', 'opsPerSecond');
   pair('acquire ×256 / perfect minimal batches 4×64 (keys/s)', 'provider-acquire-256', 'raw-minimal-batch-4x64', 'opsPerSecond');
   pair('acquire ×64 CPU / perfect minimal 1×64 CPU per key', 'provider-acquire-64', 'raw-minimal-batch-1x64', 'cpuUsPerOp');

@@ -98,6 +98,9 @@ async function main(config: BenchConfig): Promise<number> {
     defaultCallOptions: () => ({ deadline: new Date(Date.now() + CALL_DEADLINE_MS) }),
   });
   cleanups.push(async () => etcd.close());
+  // The references sent to the leader alone: found once; nothing here moves leadership during a run.
+  const leader = new Etcd3({ hosts: [cluster.endpoint(await cluster.leader())], defaultCallOptions: () => ({ deadline: new Date(Date.now() + CALL_DEADLINE_MS) }) });
+  cleanups.push(async () => leader.close());
   const redis = new Redis({ host: '127.0.0.1', port: redisServer.port, commandTimeout: CALL_DEADLINE_MS, maxRetriesPerRequest: 1 });
   cleanups.push(async () => redis.disconnect());
   await redis.ping();
@@ -115,7 +118,7 @@ async function main(config: BenchConfig): Promise<number> {
     rounds: config.rounds,
     phaseMs: config.phaseMs,
     warmupMs: config.warmupMs,
-    clients: baseline ? { etcd, redis, provider, baseline } : { etcd, redis, provider },
+    clients: baseline ? { etcd, leader, redis, provider, baseline } : { etcd, leader, redis, provider },
     probe,
     memory,
     log,

@@ -30,6 +30,24 @@ export interface HoldDesign {
 
 /** Callers taking the keys before the hold starts (untimed). */
 const SETUP_CALLERS = 64;
+/**
+ * How long taking the keys may take at most. etcd3's `Lock.acquire` never settles when its session lease is lost
+ * while it waits (10 000 locks at TTL 3 s here): past this the design could not hold that many, and the run goes on.
+ */
+const SETUP_DEADLINE_MS = 180_000;
+
+/** `setup`, or a rejection once SETUP_DEADLINE_MS has passed (what it started is cleared by the revoke after every hold). */
+async function withinSetupDeadline(setup: Promise<void>, keys: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`taking ${keys} keys took over ${SETUP_DEADLINE_MS / 1000} s`)), SETUP_DEADLINE_MS);
+  });
+  try {
+    await Promise.race([setup, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -92,16 +110,23 @@ const leasePerKeyHold: HoldDesign = {
         }),
       tally,
     );
-    await forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
-      const { ID } = await etcd.leaseClient.leaseGrant({ TTL: Math.ceil(ttlMs / 1000) });
-      ids[i] = ID;
-      const key = Buffer.from(`${BENCH_PREFIX}hold-lpk/${runId}/${i}`);
-      await etcd.kv.txn({
-        compare: [{ key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }],
-        success: [{ request_put: { key, value, lease: ID } }],
-        failure: [],
-      });
-      timers.start(i);
+    await withinSetupDeadline(
+      forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
+        const { ID } = await etcd.leaseClient.leaseGrant({ TTL: Math.ceil(ttlMs / 1000) });
+        ids[i] = ID;
+        const key = Buffer.from(`${BENCH_PREFIX}hold-lpk/${runId}/${i}`);
+        await etcd.kv.txn({
+          compare: [{ key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }],
+          success: [{ request_put: { key, value, lease: ID } }],
+          failure: [],
+        });
+        timers.start(i);
+      }),
+      keys,
+    ).catch(async (error: unknown) => {
+      await timers.stop();
+      stream.end();
+      throw error;
     });
     return {
       take: () => tally.take(),
@@ -126,11 +151,14 @@ const etcdLockHold: HoldDesign = {
   async hold({ etcd }, keys, ttlMs, runId) {
     const locks: Lock[] = new Array(keys);
     const tally = new RenewTally();
-    await forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
-      const lock = etcd.lock(`${BENCH_PREFIX}hold-lock/${runId}/${i}`).ttl(Math.ceil(ttlMs / 1000));
-      await lock.acquire();
-      locks[i] = lock;
-    });
+    await withinSetupDeadline(
+      forEachLimited(range(keys), SETUP_CALLERS, async (i) => {
+        const lock = etcd.lock(`${BENCH_PREFIX}hold-lock/${runId}/${i}`).ttl(Math.ceil(ttlMs / 1000));
+        await lock.acquire();
+        locks[i] = lock;
+      }),
+      keys,
+    );
     // Lock keeps its lease private; the keep-alives are counted on the Lease events etcd3 emits.
     for (const lock of locks) {
       const lease = (lock as unknown as { lease?: NodeJS.EventEmitter }).lease;

@@ -20,16 +20,18 @@ export interface PerfectBatchShape {
 /**
  * What perfect group commit would send: one Txn of `size` nested acquire sub-transactions on one lease, `callers`
  * such Txns in flight, built by hand with nothing around them. Its keys/s is the ceiling at `callers × size`
- * concurrent acquires of that shape on this cluster, and its CPU per key the least a client spends on them.
+ * concurrent acquires of that shape on this cluster, and its CPU per key the least a client spends on them. Sent to
+ * a member etcd3 picks at random, or with `toLeader` to the leader alone (the route the provider takes).
  */
-export function perfectBatch(shape: PerfectBatchShape, callers: number, size: number): Scenario {
+export function perfectBatch(shape: PerfectBatchShape, callers: number, size: number, toLeader = false): Scenario {
   return {
-    id: `${shape.id}-${callers}x${size}`,
-    label: shape.label,
-    family: shape.family,
+    id: `${shape.id}${toLeader ? '-leader' : ''}-${callers}x${size}`,
+    label: toLeader ? `${shape.label}, to the leader` : shape.label,
+    family: toLeader ? `${shape.family}-leader` as Family : shape.family,
     callers,
     keysPerCall: size,
-    prepare: async ({ etcd }, runId) => {
+    prepare: async (clients, runId) => {
+      const etcd = toLeader ? clients.leader : clients.etcd;
       const lease = await poolLikeLease(etcd);
       return {
         op: async (caller, seq) => {

@@ -24,10 +24,11 @@ export function minimalAcquireTxn(key: Buffer, owner: Buffer, lease: string): Tx
  * Perfect group commit of the minimal acquire (perfect-batch.ts): the ceiling for any acquire at `callers × size`
  * concurrent callers on this cluster, and the least client CPU per key; the provider's targets are stated against it.
  */
-export function rawMinimalBatch(callers: number, size: number): Scenario {
+export function rawMinimalBatch(callers: number, size: number, toLeader = false): Scenario {
   return perfectBatch(
     { id: 'raw-minimal-batch', label: `raw Txn of ${size} nested minimal acquire sub-txns`, family: 'raw-minimal-batch', keyPart: 'minimal', subTxn: minimalAcquireTxn },
     callers,
     size,
+    toLeader,
   );
 }

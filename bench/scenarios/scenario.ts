@@ -7,6 +7,12 @@ import type { Operation } from '../load.js';
 export interface BenchClients {
   /** Plain `etcd3` client with default options, for the baselines. */
   etcd: Etcd3;
+  /**
+   * A plain `etcd3` client given the leader's endpoint alone (found when the run starts), for the references sent
+   * straight to the leader: the provider routes its attempts there too (transport/leader-finder.ts), so these show
+   * what is left of its distance once the route is the same.
+   */
+  leader: Etcd3;
   redis: Redis;
   provider: EtcdLeaseProvider;
   /** An earlier build's provider (BENCH_BASELINE_DIST), for the baseline rows. */
@@ -20,7 +26,7 @@ export interface Prepared {
   cleanup?(): Promise<void>;
 }
 
-export type Family = 'raw-txn' | 'raw-acquire-shape' | 'raw-batch' | 'raw-minimal-batch' | 'lease-per-key' | 'etcd-lock' | 'provider-acquire' | 'provider-mixed' | 'baseline-acquire' | 'redis';
+export type Family = 'raw-txn' | 'raw-txn-leader' | 'raw-minimal-batch-leader' | 'raw-acquire-shape' | 'raw-batch' | 'raw-minimal-batch' | 'lease-per-key' | 'etcd-lock' | 'provider-acquire' | 'provider-mixed' | 'baseline-acquire' | 'redis';
 
 export interface Scenario {
   /** Stable id, used in JSON and `--only`. */
