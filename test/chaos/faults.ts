@@ -117,13 +117,21 @@ export const blackholeFollower: FaultStep = {
   },
 };
 
+/**
+ * The member whose client link a link fault hits: the leader, where the providers send their attempts while every
+ * member answers (transport/leader-finder.ts) — a follower's client link carries nothing of theirs to hold or slow.
+ * Only the link between the clients and that member is faulted; its peers still hear it, so no election follows.
+ */
+const linkTarget = ({ cluster }: FaultContext) => cluster.leader();
+
 /** Requests sent into the cut arrive when it heals, after their callers' retries have answered. */
 export const cutClientLink: FaultStep = {
-  name: 'cut a member\u2019s client link, holding what was sent into it, then deliver it',
+  name: 'cut the leader\u2019s client link, holding what was sent into it, then deliver it',
   scope: 'single',
   hitsLeader: false,
-  async inject({ cluster, rng }) {
-    const member = rng.int(0, cluster.size - 1);
+  async inject(context) {
+    const { cluster } = context;
+    const member = await linkTarget(context);
     await cluster.cutClient(member);
     return () => cluster.heal(member);
   },
@@ -162,11 +170,12 @@ export const jitteryMember: FaultStep = {
  */
 export function slowClientLinks(count: 1 | 2): FaultStep {
   return {
-    name: `slow client link${count > 1 ? 's' : ''}: 2.5 s + up to 1 s jitter to ${count} member${count > 1 ? 's' : ''}`,
+    name: `slow client link${count > 1 ? 's' : ''}: 2.5 s + up to 1 s jitter to ${count > 1 ? `the leader and ${count - 1} follower` : 'the leader'}`,
     scope: 'single',
     hitsLeader: false,
-    async inject({ cluster, rng }) {
-      const first = rng.int(0, cluster.size - 1);
+    async inject(context) {
+      const { cluster } = context;
+      const first = await linkTarget(context);
       const members = Array.from({ length: count }, (_, i) => (first + i) % cluster.size);
       for (const m of members) await cluster.setClientLatency(m, 2500, 1000);
       return async () => {
