@@ -68,7 +68,7 @@ export function createEtcdClient(
     failures,
     countsAsFailure: isMemberFailure,
   });
-  const leader = new LeaderFinder({ health, clients: members, timeoutMs: attemptTimeoutMs, everyMs: POLICY.health.leaderSearchEveryMs });
+  const leader = new LeaderFinder({ health, clients: members, timeoutMs: attemptTimeoutMs, everyMs: POLICY.health.leaderSearchEveryMs, countsAsFailure: isMemberFailure });
   const gates = hosts.map((endpoint, i) => new MemberGate(i, endpoint, { health, probes, failures, leader, countsAsFailure: isMemberFailure }));
   const unclaimed = [...gates];
   const client = new ProbingEtcd3(

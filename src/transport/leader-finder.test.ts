@@ -7,7 +7,7 @@ import { MemberHealth } from './member-health.js';
 const ENDPOINTS = ['a', 'b', 'c'];
 
 /** Members answering Status as `answers` says at the time (undefined: no answer), with the calls counted. */
-function finder(answers: Record<string, () => Partial<IStatusResponse> | undefined>) {
+function finder(answers: Record<string, () => Partial<IStatusResponse> | 'refused' | undefined>) {
   const health = new MemberHealth(ENDPOINTS, { silentAfterMs: 250, probeEveryMs: 1000 });
   let asked = 0;
   const clients = new MemberClients(
@@ -18,13 +18,14 @@ function finder(answers: Record<string, () => Partial<IStatusResponse> | undefin
             asked++;
             const answer = answers[endpoint]!();
             if (answer === undefined) throw new Error('no answer');
+            if (answer === 'refused') throw new Error('permission denied');
             return answer;
           },
         },
         close: () => {},
       }) as unknown as Etcd3,
   );
-  const f = new LeaderFinder({ health, clients, timeoutMs: 1000, everyMs: 1000 });
+  const f = new LeaderFinder({ health, clients, timeoutMs: 1000, everyMs: 1000, countsAsFailure: (e) => (e as Error).message === 'no answer' });
   const admitted = () => ENDPOINTS.filter((_, i) => health.admits(i, 0));
   const settle = () => new Promise((r) => setTimeout(r, 0));
   return { f, health, clients, admitted, settle, asked: () => asked };
@@ -65,6 +66,20 @@ describe('leader finder', () => {
     await settle();
     expect(asked()).toBe(3);
     f.observed('2', 1000);
+    await settle();
+    expect(asked()).toBe(6);
+  });
+
+  it('where every member refuses Status (a user without the rights), there is no preference and no asking until the next election', async () => {
+    const { f, health, admitted, settle, asked } = finder({ a: () => 'refused', b: () => 'refused', c: () => 'refused' });
+    health.leads(2);
+    f.observed('4', 0);
+    await settle();
+    expect(asked()).toBe(3);
+    expect(admitted()).toEqual(ENDPOINTS);
+    f.observed('4', 5000);
+    expect(asked()).toBe(3);
+    f.observed('5', 5000);
     await settle();
     expect(asked()).toBe(6);
   });

@@ -8,6 +8,8 @@ interface LeaderFinderOptions {
   readonly timeoutMs: number;
   /** At most one search per this long: an election storm raises the term on every answer. */
   readonly everyMs: number;
+  /** Whether an error is a failure of the member (else etcd answered it: a refusal, such as a permission). */
+  readonly countsAsFailure: (error: unknown) => boolean;
 }
 
 /**
@@ -21,7 +23,8 @@ interface LeaderFinderOptions {
  * its own member id, its term) on the member clients, outside every user call. The answer with the highest term
  * names the leader; a leader that is not one of the endpoints (the client was given some members only) leaves no
  * preference. Nothing is asked before the first answer, and while every member is silent nothing is learned, so an
- * idle or cut-off client sends nothing.
+ * idle or cut-off client sends nothing. Where etcd refuses Status to this client's user (etcd versions that ask for
+ * admin rights), there is no preference, and the finder asks again only after the next election.
  */
 export class LeaderFinder {
   /** The term the current preference was learned in. */
@@ -37,23 +40,32 @@ export class LeaderFinder {
     if (this.searching || now - this.lastSearchAt < this.o.everyMs || this.o.clients.isClosed) return;
     this.searching = true;
     this.lastSearchAt = now;
-    void this.search().finally(() => (this.searching = false));
+    void this.search(Number(term)).finally(() => (this.searching = false));
   }
 
-  private async search(): Promise<void> {
+  private async search(term: number): Promise<void> {
     const { health, clients, timeoutMs } = this.o;
+    let refused = 0;
     const answers = await Promise.all(
       health.endpoints.map(async (endpoint) => {
         try {
           return await clients.of(endpoint)?.maintenance.status({ deadline: Date.now() + timeoutMs });
-        } catch {
-          return undefined; // a member that does not answer says nothing of the leader; its health is the probes' to judge
+        } catch (error) {
+          // A member that does not answer says nothing of the leader; its health is the probes' to judge.
+          if (!this.o.countsAsFailure(error)) refused++;
+          return undefined;
         }
       }),
     );
     if (clients.isClosed) return;
     const latest = newestWithLeader(answers);
-    if (latest === undefined) return; // an election in progress: a later answer's term asks again
+    if (latest === undefined) {
+      if (refused === answers.length) {
+        health.leads(undefined);
+        this.term = term; // Status is not this user's to ask: not again before another election
+      }
+      return; // an election in progress: a later answer's term asks again
+    }
     const index = answers.findIndex((a) => a?.header.member_id === latest.leader);
     health.leads(index < 0 ? undefined : index);
     this.term = Number(latest.raftTerm);
