@@ -98,8 +98,7 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
       },
     });
     results.push(r);
-    const failure = r.firstFailure === undefined ? '' : ` (first: ${r.firstFailure})`;
-    log(r.error ? `could not hold: ${r.error}` : `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed${failure}, took ${r.setupS.toFixed(0)} s to acquire`);
+    log(r.error ? `could not hold: ${r.error}` : `${measured(r)}${firstFailure(r)}, took ${r.setupS.toFixed(0)} s to acquire`);
     return r;
   };
   let held: number | undefined;
@@ -123,8 +122,7 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
   for (const keys of values.ceiling.split(',').map(Number).filter((n) => n > 0)) {
     log(`the ceiling: holding ${keys} leases at TTL ${ttlMs / 1000} s with perfect renewal batches, no provider…`);
     const r = await measureHold(perfectRenewHold, { keys, ttlMs }, clients, meter, reset, `ceiling-${keys}`, { windowMs: Math.max(10_000, (2 * ttlMs) / 3) });
-    const failure = r.firstFailure === undefined ? '' : ` (first: ${r.firstFailure})`;
-    log(r.error ? `could not hold: ${r.error}` : `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed${failure}`);
+    log(r.error ? `could not hold: ${r.error}` : `${measured(r)}${firstFailure(r)}`);
     ceiling.push(r);
   }
   console.log('');
@@ -134,7 +132,7 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
     const due = (r.keys * 3000) / ttlMs;
     console.log(
       `the ceiling at ${r.keys} leases (${due.toFixed(0)} renewals/s due, perfect batches, no provider): ` +
-        (holds(r) ? 'held' : `did not hold (${r.error ?? `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed`})`) +
+        (holds(r) ? 'held' : `did not hold (${r.error ?? measured(r)})`) +
         (r.memberCores === undefined ? '' : `; members ${(r.memberCores * 100).toFixed(0)} % of a core, this process ${(r.clientCores * 100).toFixed(0)} %`),
     );
   }
@@ -159,6 +157,15 @@ async function steps(counts: number[], p99LimitMs: number): Promise<void> {
   await revokeAllLeases(etcd);
   await reset.run();
   console.log(formatOverload(r, held));
+}
+
+/** What a hold's window measured, in one phrase. */
+function measured(r: HoldResult): string {
+  return `${r.renewsPerSecond.toFixed(0)} renews/s, p99 ${r.renewP99Ms.toFixed(0)} ms, ${r.failures} failed`;
+}
+
+function firstFailure(r: HoldResult): string {
+  return r.firstFailure === undefined ? '' : ` (first: ${r.firstFailure})`;
 }
 
 async function longHold(minutes: number, keys: number): Promise<void> {

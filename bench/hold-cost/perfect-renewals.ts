@@ -1,25 +1,27 @@
 import { Etcd3 } from 'etcd3';
 import { ETCD_MAX_TXN_OPS, nestingCost } from '../../src/commit/batch-plan.js';
-import { modIs, nested, put, read, valueIs, type TxnRequest } from '../../src/operations/etcd-txn.js';
+import { nested, put } from '../../src/operations/etcd-txn.js';
+import { renewTxn } from '../../src/operations/renew.js';
+import { POLICY } from '../../src/policy.js';
 import { withTxnCodec } from '../../src/transport/wire/txn-codec.js';
 import { BENCH_PREFIX, ownerToken } from '../scenarios/scenario.js';
 import type { HoldDesign } from './designs.js';
 import { RenewTally, RenewTimers } from './renew-timers.js';
 
+/**
+ * The provider's own renewal (src/operations/renew.ts), pinned to the key's last written version, moving it onto
+ * `lease` — the same one each time here, so never onto a lease that ends earlier.
+ */
+const renewal = (key: Buffer, owner: Buffer, revision: string, lease: string) => renewTxn(key, owner, { revision, lease }, lease, false);
 /** Sub-transactions per Txn: as many renewals as etcd's default --max-txn-ops admits, as the provider packs them. */
-const BATCH = ETCD_MAX_TXN_OPS - 1 - nestingCost(renewTxn(Buffer.alloc(0), Buffer.alloc(0), '1', '1'));
-/** Txns in flight at once: the provider's in-flight floor (POLICY.inFlight.min). */
-const IN_FLIGHT = 4;
+const BATCH = ETCD_MAX_TXN_OPS - 1 - nestingCost(renewal(Buffer.alloc(0), Buffer.alloc(0), '1', '1'));
+/** Txns in flight at once: the provider's in-flight floor. */
+const IN_FLIGHT = POLICY.commit.inFlight.min;
 
 interface Waiting {
   i: number;
   resolve(ok: boolean): void;
   reject(error: unknown): void;
-}
-
-/** A renewal as the provider sends it (docs/design.md, Rule 1): pinned to the key's last written version. */
-function renewTxn(key: Buffer, owner: Buffer, revision: string, lease: string): TxnRequest {
-  return { compare: [valueIs(key, owner), modIs(key, revision)], success: [put(key, owner, lease)], failure: [read(key)] };
 }
 
 /**
@@ -53,7 +55,7 @@ export const perfectRenewHold: HoldDesign = {
         const batch = queue.splice(0, BATCH);
         inFlight++;
         etcd.kv
-          .txn({ compare: [], success: batch.map((w) => nested(renewTxn(keyOf[w.i]!, owner, revisions[w.i]!, lease))), failure: [] })
+          .txn({ compare: [], success: batch.map((w) => nested(renewal(keyOf[w.i]!, owner, revisions[w.i]!, lease))), failure: [] })
           .then(
             (res) => {
               const revision = String(res.header.revision);
