@@ -1,7 +1,7 @@
 import type { ClusterMember, FaultableCluster, MemberState, MemberStatus } from './types.js';
 import { removeClusterLayout, type ClusterLayout, type MemberAddresses } from './layout.js';
 import type { MemberDriver, MemberLaunch } from './member-driver.js';
-import { fetchMemberStatus, isMemberHealthy, type ProbeTls } from './member-probe.js';
+import { fetchMemberStatus, isMemberHealthy, transferLeadership, type ProbeTls } from './member-probe.js';
 import type { FaultNetwork } from './network/fault-network.js';
 import { waitFor } from './wait-for.js';
 
@@ -73,6 +73,24 @@ export class ManagedCluster implements FaultableCluster {
   async knowsLeader(i: number): Promise<boolean | undefined> {
     const status = await fetchMemberStatus(this.member(i).clientPort, PROBE_TIMEOUT_MS, this.probeTls);
     return status === undefined ? undefined : status.leaderId !== '0';
+  }
+
+  async moveLeader(i: number, timeoutMs = DEFAULT_LEADER_TIMEOUT_MS): Promise<void> {
+    const target = this.member(i);
+    await waitFor(
+      `member ${i} to lead`,
+      async () => {
+        const leader = await this.leader(timeoutMs);
+        if (leader === i) return true;
+        const status = await fetchMemberStatus(target.clientPort, PROBE_TIMEOUT_MS, this.probeTls);
+        // Asked again on the next round when the target does not answer or the leader refuses (an election under way).
+        if (status !== undefined) {
+          await transferLeadership(this.layout.members[leader]!.clientPort, status.memberId, PROBE_TIMEOUT_MS * 5, this.probeTls);
+        }
+        return undefined;
+      },
+      { timeoutMs, intervalMs: PROBE_EVERY_MS },
+    );
   }
 
   async kill(i: number): Promise<void> {

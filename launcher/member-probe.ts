@@ -46,6 +46,15 @@ export async function fetchMemberStatus(
   };
 }
 
+/**
+ * Asks the leader on `clientPort` to hand leadership to the member `targetId` (MoveLeader through the gateway). True
+ * once the leader says it has; false when it refuses (not the leader any more) or does not answer in time.
+ */
+export async function transferLeadership(clientPort: number, targetId: string, timeoutMs: number, tls?: ProbeTls): Promise<boolean> {
+  const body = JSON.stringify({ targetID: targetId });
+  return (await httpCall(clientPort, 'POST', '/v3/maintenance/transfer-leadership', body, timeoutMs, tls)) !== undefined;
+}
+
 /** A member cut off mid-answer sends a truncated body: treat it like no answer. */
 function parseJson(body: string | undefined): unknown {
   if (body === undefined) return undefined;

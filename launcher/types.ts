@@ -86,6 +86,12 @@ export interface EtcdCluster {
    * it knows none (a follower that stopped hearing the leader), undefined when it does not answer.
    */
   knowsLeader(i: number): Promise<boolean | undefined>;
+  /**
+   * Hands leadership to member i (etcd's MoveLeader, asked of the leader on its own port) and resolves once a quorum
+   * names i; at once when i already leads. For scenarios that need the leader where their fault is: the provider sends
+   * its attempts to the leader.
+   */
+  moveLeader(i: number, timeoutMs?: number): Promise<void>;
   /** SIGKILL (container: docker kill); resolves once the member is gone and its ports are free. */
   kill(i: number): Promise<void>;
   /** Starts a killed member again with the same data dir and ports; waits until it serves. */

@@ -5,7 +5,7 @@ import type { ProviderFactory, ProviderUnderTest } from '../../chaos/provider-un
 import type { useEtcdCluster } from '../../support/etcd-fixture.js';
 import { untilMemberAnswers } from './key-state.js';
 
-/** The member whose client link a cut-link scenario cuts. */
+/** The member whose client link a cut-link scenario cuts; it leads while the scenario runs. */
 export const CUT_MEMBER = 0;
 
 export interface CutScenario {
@@ -26,6 +26,9 @@ export async function cutScenario(etcd: ReturnType<typeof useEtcdCluster>, facto
   const { cluster } = etcd;
   // An earlier scenario's cut may still have this process backing off from the member.
   await untilMemberAnswers(cluster, CUT_MEMBER);
+  // The provider sends its attempts to the leader once it knows it: the cut link must be the leader's for A's first
+  // attempts to sit in it (on a follower's link, the host order alone would not put them there).
+  await cluster.moveLeader(CUT_MEMBER);
   const prefix = etcd.uniquePrefix();
   return {
     prefix,
