@@ -161,6 +161,23 @@ describe('group commit', () => {
     expect(deadlines[1]).toBeGreaterThan(2_000);
   });
 
+  it('never gives a batch less than the adaptive timeout as it stands when the batch leaves', async () => {
+    const deadlines: number[] = [];
+    let current = 500;
+    const send = async (q: TxnRequest, deadline: Date) => {
+      deadlines.push(deadline.getTime() - Date.now());
+      return okFor(q);
+    };
+    const c = new GroupCommitter(send, { ...opts, currentTimeoutMs: () => current });
+    // Given 500 ms when its attempt started; the timeout learnt commits are slower before it left.
+    current = 2_000;
+    await c.submit(Buffer.from('a'), req('a'), 500);
+    // A member's own longer timeout (its earlier attempts timed out) still counts.
+    await c.submit(Buffer.from('b'), req('b'), 4_000);
+    expect(deadlines[0]).toBeGreaterThan(1_900);
+    expect(deadlines[1]).toBeGreaterThan(3_900);
+  });
+
   it('reports the round trip of every answered transaction', async () => {
     const trips: number[] = [];
     const c = new GroupCommitter(recorder().send, { ...opts, onRoundTrip: (ms) => trips.push(ms) });

@@ -45,6 +45,12 @@ interface GroupCommitOptions {
   onDegrade?: (message: string) => void;
   /** Milliseconds from sending a transaction to its answer (success or a definite error), for the adaptive timeout. */
   onRoundTrip?: (ms: number) => void;
+  /**
+   * The adaptive attempt timeout as it stands when a batch leaves (its first attempts'). A submission carries the
+   * timeout its attempt was given when it started, which can be long before it is sent (an acquire waits for its
+   * lease's grant first): what was learnt meanwhile must still count.
+   */
+  currentTimeoutMs?: () => number;
   /** The NOSPACE alarm was found raised (true) or cleared (false). */
   onSpaceAlarm?: (raised: boolean) => void;
   /** Work was shed: at most once per POLICY.commit.shedNoticeEveryMs, with what it was. */
@@ -581,11 +587,13 @@ export class GroupCommitter {
   /**
    * The batch's timeout is the longest of its members' attempt timeouts, counted from now: a member whose own
    * call ends sooner stops waiting for the answer (its signal), but never shortens the others' attempt — one
-   * short deadline must not fail the batch, and a timeout must mean the member really took that long.
+   * short deadline must not fail the batch, and a timeout must mean the member really took that long. Never shorter
+   * than the adaptive timeout now (`currentTimeoutMs`): members given theirs before a slow grant taught it that
+   * commits got slower would otherwise time out once more, each, for nothing.
    */
   private async commit(batch: Submission[], saturated: boolean): Promise<void> {
     const sentAt = performance.now();
-    const deadline = new Date(Date.now() + Math.max(...batch.map((s) => s.timeoutMs)));
+    const deadline = new Date(Date.now() + Math.max(this.options.currentTimeoutMs?.() ?? 0, ...batch.map((s) => s.timeoutMs)));
     // Alone, an operation is sent as it is — unless etcd's quota would not see its puts (nested ones only).
     const plain = batch.length === 1 && countedByQuota(batch[0]!.request);
     let response: TxnResponse;

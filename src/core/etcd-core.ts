@@ -60,6 +60,7 @@ export class EtcdCore {
           : logger.warn?.("etcd's NOSPACE alarm is cleared: writes resume"),
       onBatch: (size) => this.observer.batch(size),
       onRoundTrip: (ms) => this.runner.timeouts.observe(ms),
+      currentTimeoutMs: () => Math.min(this.runner.timeouts.baseMs, this.options.deadlineMs),
     });
   }
 

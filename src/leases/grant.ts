@@ -40,7 +40,7 @@ export async function grantPooledLease(context: GrantContext, ttlSeconds: number
     if (etcdDescription(error) !== ETCD_RPC_ERROR.leaseExists) throw error;
     if (attempt === 0) throw new LeaseIdTakenError(id, 'etcd already knows it, and no earlier attempt of this grant was sent');
     const askedAt = clock.now();
-    const ttl = await runner.run('leaseTimeToLive', context.budget(), ({ deadline }) => client.leaseClient.leaseTimeToLive({ ID: id }, { deadline }));
+    const ttl = await runner.read('leaseTimeToLive', context.budget(), ({ deadline }) => client.leaseClient.leaseTimeToLive({ ID: id }, { deadline }));
     const answer = { ttlSeconds: Number(ttl.TTL), grantedSeconds: Number(ttl.grantedTTL), askedAt, answeredAt: clock.now() };
     const lastsUntil = endsNotBefore(answer);
     if (lastsUntil === undefined || lastsUntil < notBefore) {

@@ -103,7 +103,7 @@ export class EtcdEventBus {
     const probeKey = Buffer.from(options.eventPrefix, 'utf8');
     this.stream = new WatchStream(client, {
       readRevision: async () =>
-        (await runner.run('watchCheck', core.budget(), ({ deadline }) => client.kv.range({ key: probeKey, count_only: true }, { deadline }))).header.revision,
+        (await runner.read('watchCheck', core.budget(), ({ deadline }) => client.kv.range({ key: probeKey, count_only: true }, { deadline }))).header.revision,
       checkMs: options.watchCheckMs,
       logger: this.logger,
       onResume: (reason) => this.instruments.watchResumes.add(1, { reason }),

@@ -13,5 +13,5 @@ export type RangeCall = (request: IRangeRequest, signal?: AbortSignal) => Promis
  * as a provider's lifetime); the caller's `signal` ends it early.
  */
 export function etcdRangeCall(client: Etcd3, runner: CallRunner, operation: string, budget: (signal?: AbortSignal) => CallBudget): RangeCall {
-  return (request, signal) => runner.run(operation, budget(signal), ({ deadline }) => client.kv.range(request, { deadline }));
+  return (request, signal) => runner.read(operation, budget(signal), ({ deadline }) => client.kv.range(request, { deadline }));
 }

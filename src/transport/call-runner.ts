@@ -39,7 +39,18 @@ const RETRY_BACKOFF = new ExponentialBackoff({ initialDelay: POLICY.backoff.init
  * the write may have committed — is resolved by asking again, never by guessing.
  */
 export class CallRunner {
+  /**
+   * The attempt timeout of writes — everything that commits through Raft — learnt from their answers: what the
+   * group committer and every `attempts` call use, and what a lease's safety margins count on.
+   */
   readonly timeouts: AttemptTimeout;
+  /**
+   * Reads sent through `read`, learning from their own answers only. A read is answered without a commit (a lease's
+   * TTL on the leader's own state, a serializable range), often far sooner than a write: on a cluster whose commits
+   * are slow, one fast read answer fed to the writes' estimate reset it to the floor, and the next writes timed out
+   * again before they could commit (followers 400 ms away: grant, TTL read, then every batch's first attempt).
+   */
+  readonly readTimeouts: AttemptTimeout;
   /**
    * The client's per-endpoint record, learnt from the first failure that carries it (errors from a client
    * built by createEtcdClient do). Shared by all calls: a call that gave up while it waited on another (an
@@ -54,6 +65,7 @@ export class CallRunner {
     private readonly maxAttemptMs: number = POLICY.deadlineMs,
   ) {
     this.timeouts = new AttemptTimeout(attemptTimeoutMs);
+    this.readTimeouts = new AttemptTimeout(attemptTimeoutMs);
   }
 
   open(operation: string, budget: CallBudget): CallScope {
@@ -61,18 +73,33 @@ export class CallRunner {
   }
 
   /**
-   * One call sent straight to etcd (no group commit): a scope of its own around `attempts`, each answered attempt's
-   * latency feeding the adaptive timeout. (Group-committed calls are measured by the committer, per transaction.)
+   * One write sent straight to etcd (no group commit: a lease grant, a revoke): a scope of its own around
+   * `attempts`, each answered attempt's latency feeding the writes' timeout. (Group-committed calls are measured by
+   * the committer, per transaction.)
    */
-  async run<T>(operation: string, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+  run<T>(operation: string, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+    return this.once(operation, budget, attempt, this.timeouts);
+  }
+
+  /** One read, as `run`, timed by and teaching the reads' timeout only. */
+  read<T>(operation: string, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>): Promise<T> {
+    return this.once(operation, budget, attempt, this.readTimeouts);
+  }
+
+  private async once<T>(operation: string, budget: CallBudget, attempt: (ctx: AttemptContext) => Promise<T>, timeouts: AttemptTimeout): Promise<T> {
     const scope = this.open(operation, budget);
     try {
-      return await this.attempts(scope, async (ctx) => {
-        const sentAt = performance.now();
-        const result = await attempt(ctx);
-        this.timeouts.observe(performance.now() - sentAt);
-        return result;
-      });
+      return await this.attempts(
+        scope,
+        async (ctx) => {
+          const sentAt = performance.now();
+          const result = await attempt(ctx);
+          timeouts.observe(performance.now() - sentAt);
+          return result;
+        },
+        false,
+        timeouts,
+      );
     } finally {
       scope.dispose();
     }
@@ -86,17 +113,26 @@ export class CallRunner {
    *
    * Not an async function: the first attempt runs as a promise chain, and only a failed one enters the loop
    * (`retry`) — most calls succeed at once, and an async frame per call was a visible share of the hot path.
+   * `timeouts`: the estimate that times the attempts and grows on their timeouts — the writes' unless a read says so
+   * (`readTimeouts`). This method feeds it no answers: the caller measures what it sends (the committer, `run`).
    */
-  attempts<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, settlesOnStop = false): Promise<T> {
+  attempts<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, settlesOnStop = false, timeouts = this.timeouts): Promise<T> {
     if (scope.aborted) return Promise.reject(scope.giveUpError());
-    const first = this.start(scope, attempt, 0, 0, settlesOnStop);
-    return first.then(undefined, (error: unknown) => this.retry(scope, attempt, settlesOnStop, error));
+    const first = this.start(scope, attempt, 0, 0, settlesOnStop, timeouts);
+    return first.then(undefined, (error: unknown) => this.retry(scope, attempt, settlesOnStop, error, timeouts));
   }
 
   /** One attempt, raced with the scope unless it settles on its own when the scope ends. */
-  private start<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, n: number, timedOut: number, settlesOnStop: boolean): Promise<T> {
+  private start<T>(
+    scope: CallScope,
+    attempt: (ctx: AttemptContext) => Promise<T>,
+    n: number,
+    timedOut: number,
+    settlesOnStop: boolean,
+    timeouts: AttemptTimeout,
+  ): Promise<T> {
     scope.attempts++;
-    const timeoutMs = Math.min(this.timeouts.forAttempt(timedOut, Number.POSITIVE_INFINITY), this.maxAttemptMs);
+    const timeoutMs = Math.min(timeouts.forAttempt(timedOut, Number.POSITIVE_INFINITY), this.maxAttemptMs);
     scope.lastTimeoutMs = timeoutMs;
     let work: Promise<T>;
     try {
@@ -109,7 +145,13 @@ export class CallRunner {
   }
 
   /** After attempt 0 failed with `error`: the verdict, then backoff and further attempts until one succeeds. */
-  private async retry<T>(scope: CallScope, attempt: (ctx: AttemptContext) => Promise<T>, settlesOnStop: boolean, error: unknown): Promise<T> {
+  private async retry<T>(
+    scope: CallScope,
+    attempt: (ctx: AttemptContext) => Promise<T>,
+    settlesOnStop: boolean,
+    error: unknown,
+    timeouts: AttemptTimeout,
+  ): Promise<T> {
     let timedOut = 0;
     let backoff: IBackoff<unknown> | undefined;
     for (let n = 1; ; n++) {
@@ -118,7 +160,7 @@ export class CallRunner {
       if (verdict.kind === 'fatal') throw verdict.error;
       if (error instanceof GRPCDeadlineExceededError) {
         timedOut++;
-        this.timeouts.timedOut(scope.lastTimeoutMs);
+        timeouts.timedOut(scope.lastTimeoutMs);
       }
       this.endpoints ??= endpointFailuresOf(error);
       scope.lastError = error;
@@ -126,7 +168,7 @@ export class CallRunner {
       await scope.sleep(backoff.duration);
       if (scope.aborted) throw scope.giveUpError();
       try {
-        return await this.start(scope, attempt, n, timedOut, settlesOnStop);
+        return await this.start(scope, attempt, n, timedOut, settlesOnStop, timeouts);
       } catch (failed) {
         error = failed;
       }

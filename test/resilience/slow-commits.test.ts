@@ -44,25 +44,29 @@ describe('slow commits (followers far away)', () => {
   it('with the default attempt floor, every call succeeds and a write is seldom sent twice', async () => {
     const events: LeaseEvent[] = [];
     const p = etcd.provider({ hosts: [etcd.cluster.endpoint(leader)], onEvent: (e) => events.push(e) });
-    const outcomes: Array<'ok' | 'failed'> = [];
+    const failures: string[] = [];
     // Four waves of 22 concurrent acquires (88 calls, as in the measurement above), each on keys of its own.
     for (let wave = 0; wave < 4; wave++) {
-      const results = await Promise.all(
+      await Promise.all(
         Array.from({ length: 22 }, (_, i) =>
           p.acquireLease(`default-${wave}-${i}`, 'A', TTL_MS).then(
-            (r): 'ok' | 'failed' => (r.acquired ? 'ok' : 'failed'),
-            (): 'ok' | 'failed' => 'failed',
+            (r) => void (r.acquired || failures.push(`wave ${wave}: not acquired`)),
+            (error: unknown) => void failures.push(`wave ${wave}: ${String(error)}`),
           ),
         ),
       );
-      outcomes.push(...results);
     }
-    expect(outcomes.filter((o) => o === 'failed')).toEqual([]);
+    // What the calls met when they failed: their errors, and the member's circuit as the provider saw it.
+    expect(failures, JSON.stringify(events.filter((e) => e.type === 'circuit'))).toEqual([]);
     let sends = 0;
     for (let wave = 0; wave < 4; wave++) for (let i = 0; i < 22; i++) sends += log.sendsOf(keyOf(p, `default-${wave}-${i}`));
-    // Some first attempts must time out before the timeout has learnt (that is the scenario); what matters is that
-    // it learns at once instead of re-sending every write several times.
-    expect(sends / 88, 'sends per write').toBeLessThan(2);
+    // The first lease grant's first attempt times out before the timeout has learnt (that is the scenario); what
+    // matters is that it learns at once. The first wave's writes, waiting on that grant, leave with what it taught
+    // (the committer times a batch when it sends it), and the TTL read that checks the grant, answered at once by the
+    // leader, teaches the reads' timeout only. Before both: every write of the first wave timed out once too (1.25
+    // sends per write), and the wave ended 3.4–4.3 s into its 5 s deadline.
+    expect(sends / 88, 'sends per write').toBeLessThan(1.1);
+    expect(log.txns.filter((t) => t.outcome !== 'ok'), 'transactions that did not succeed').toEqual([]);
   });
 
   it('one call with a short deadline in a batch does not fail the others, and opens no circuit', async () => {

@@ -46,7 +46,7 @@ export class CompactionCheck {
   /** One check (exposed for tests). */
   async run(): Promise<void> {
     const { client, runner } = this.core;
-    const now = await runner.run('compactionCheck', this.core.budget(), ({ deadline }) =>
+    const now = await runner.read('compactionCheck', this.core.budget(), ({ deadline }) =>
       client.kv.range({ key: this.probeKey, count_only: true, serializable: true }, { deadline }),
     );
     const current = BigInt(now.header.revision);
@@ -54,7 +54,7 @@ export class CompactionCheck {
     this.previous = current;
     if (previous === undefined || current - previous <= BigInt(this.threshold)) return;
     try {
-      await runner.run('compactionCheck', this.core.budget(), ({ deadline }) =>
+      await runner.read('compactionCheck', this.core.budget(), ({ deadline }) =>
         client.kv.range({ key: this.probeKey, count_only: true, serializable: true, revision: previous.toString() }, { deadline }),
       );
     } catch (error) {
