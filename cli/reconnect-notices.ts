@@ -1,7 +1,7 @@
 /**
- * When `watch` says something about its connection on stderr. etcd3 re-creates a broken watch stream by itself, with
- * a growing backoff, and reports every failed try (often twice: the error, then the stream's end); printed as they
- * come, an outage of an hour is a wall of identical lines. One outage is said once when it begins, then again after
+ * When `watch` says something about its connection on stderr. Its watch stream (src/pubsub/watch/watch-stream.ts) is
+ * re-created after every failed try, with a growing backoff, and reports each one; printed as they come, an outage of
+ * an hour is a wall of identical lines. One outage is said once when it begins, then again after
  * 10 s, 30 s, 1 min, 2 min, 5 min and every 5 min while it lasts, and once more when the stream is back. A stream that
  * breaks again within 10 s of coming back is the same outage, not a new one (a flapping member).
  */

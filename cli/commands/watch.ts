@@ -1,8 +1,9 @@
-import type { IKeyValue, Watcher } from 'etcd3';
+import type { IEvent, IKeyValue } from 'etcd3';
 import { parseArgs } from 'node:util';
 import { EtcdUnavailableError } from '../../src/errors/unavailable.js';
 import { decodeKey } from '../../src/keys/key-codec.js';
 import { decodeLeaseValue, type LeaseHolder } from '../../src/keys/lease-value.js';
+import { WatchStream } from '../../src/pubsub/watch/watch-stream.js';
 import { parsing, positionals } from '../args.js';
 import { print, printError, type Command } from '../command.js';
 import { describeError } from '../describe-error.js';
@@ -14,6 +15,9 @@ import { Output } from '../output.js';
 import { PAGING_HELP, pageSize, pagingOptions } from '../paging.js';
 import { duration, ReconnectNotices, streamCause } from '../reconnect-notices.js';
 import { EXIT_OK } from '../usage-error.js';
+
+/** How often the stream is asked whether it keeps up with the cluster (EtcdPubSub's default `watchCheckMs`). */
+const WATCH_CHECK_MS = 5_000;
 
 /** One line of `watch --json`; the field set is part of the CLI's contract. */
 export interface WatchEvent {
@@ -46,7 +50,8 @@ export const watchCommand: Command = {
 
 Prints every change to a lease under the prefix: acquired, renewed, transferred, freed
 (released, expired or force-released: etcd does not tell them apart). Runs until Ctrl-C
-(exit 0). Reconnects by itself when members go away; says so on stderr, with the cause: once
+(exit 0). Reconnects by itself when members go away, or when the member it streams from stops
+answering (asked every 5 s whether it keeps up); says so on stderr, with the cause: once
 when the stream breaks, again after 10 s, 30 s, 1, 2 and 5 min and every 5 min while it stays
 down (naming each endpoint's failure), and once it is back. It starts right after
 a snapshot of the prefix (its size is said on stderr): no change is missed or shown twice.
@@ -73,7 +78,7 @@ ${CONNECTION_HELP}`,
     const maxKeys = pageSize('watch', values['page-size']);
     const settings = resolveConnection(values);
     const store = new LeaseStore(settings);
-    let watcher: Watcher | undefined;
+    let stream: WatchStream | undefined;
     const stopped = new AbortController();
     try {
       const show = (event: WatchEvent): string => (values.json ? JSON.stringify(event) : formatEvent(event));
@@ -86,31 +91,53 @@ ${CONNECTION_HELP}`,
         }
       }
       const prefix = store.prefixBuffer;
-      watcher = await withTimeout(
-        store.client
-          .watch()
-          .prefix(prefix)
-          .startRevision(String(BigInt(snapshot.revision) + 1n))
-          .withPreviousKV()
-          .create(),
-        settings.timeoutMs,
-        () => new EtcdUnavailableError('watch', 1, settings.timeoutMs, new Error(`no watch stream to ${settings.hosts.join(',')}`)),
-      );
       const notices = new ReconnectNotices();
-      watcher
-        .on('put', (kv, previous) => print(show(putEvent(decodeKey(prefix, kv.key), kv, previous))))
-        .on('delete', (kv, previous) => print(show(deleteEvent(decodeKey(prefix, kv.key), kv, previous))))
-        .on('disconnected', (error: unknown) => {
+      const printEvents = (events: IEvent[]) => {
+        for (const e of events) print(show(e.type === 'Delete' ? deleteEvent(decodeKey(prefix, e.kv.key), e.kv, e.prev_kv) : putEvent(decodeKey(prefix, e.kv.key), e.kv, e.prev_kv)));
+      };
+      // The package's own watch stream (src/pubsub/watch): it resumes from the next revision on any failure, and asks
+      // for progress every WATCH_CHECK_MS against a read through another member, so a member that hangs (paused,
+      // cut from its peers) keeps no stream open and silent.
+      stream = new WatchStream(store.client, {
+        readRevision: async () => (await store.count()).revision,
+        checkMs: WATCH_CHECK_MS,
+        logger: {},
+        onResume: (reason, error) => {
           const notice = notices.disconnected(Date.now());
-          if (notice?.kind === 'down') printError(`watch: disconnected from etcd (${streamCause(error)}); reconnecting`);
+          const cause = reason === 'stalled' ? 'its member fell silent or behind the cluster' : streamCause(error);
+          if (notice?.kind === 'down') printError(`watch: disconnected from etcd (${cause}); reconnecting`);
           if (notice?.kind === 'still-down') {
             void whyDown(store, error).then((why) => stopped.signal.aborted || printError(`watch: still reconnecting after ${duration(notice.elapsedMs)}: ${why}`));
           }
-        })
-        .on('connected', () => {
+        },
+        onConnected: () => {
           const notice = notices.connected(Date.now());
           if (notice?.kind === 'back') printError(`watch: reconnected after ${duration(notice.elapsedMs)}`);
-        });
+        },
+        onOversize: (error) => printError(`watch: ${error.message}`),
+      });
+      const watching = stream;
+      const watchFrom = async (from: bigint | undefined): Promise<void> => {
+        await watching.watch(
+          { prefix, deletes: true, previous: true, ...(from === undefined ? {} : { from }) },
+          {
+            onEvents: printEvents,
+            onCanceled: (compactRevision, reason) => {
+              // The changes it was to resume from are gone (compacted, or too large to receive): say so, and go on from now.
+              printError(
+                compactRevision === undefined
+                  ? `watch: etcd ended the watch (${reason}); changes since the last one shown may be missing; watching from now`
+                  : `watch: etcd compacted its history up to revision ${compactRevision}; changes since the last one shown cannot be shown; watching from now`,
+              );
+              void watchFrom(undefined).catch((error: unknown) => stopped.signal.aborted || printError(`watch: ${describeError(error)}`));
+            },
+          },
+          stopped.signal,
+        );
+      };
+      await withTimeout(watchFrom(BigInt(snapshot.revision) + 1n), settings.timeoutMs, () =>
+        new EtcdUnavailableError('watch', 1, settings.timeoutMs, new Error(`no watch stream to ${settings.hosts.join(',')}`)),
+      );
       printError(
         `watching ${quote(settings.prefix)} on ${settings.hosts.join(',')}: ${snapshot.count} lease(s) at revision ${snapshot.revision} (Ctrl-C to stop)`,
       );
@@ -118,7 +145,7 @@ ${CONNECTION_HELP}`,
       return EXIT_OK;
     } finally {
       stopped.abort();
-      await watcher?.cancel().catch(() => undefined);
+      stream?.close();
       store.close();
     }
   },

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Etcd3, IEvent, IWatchRequest } from 'etcd3';
 import { describe, expect, it, vi } from 'vitest';
 import { EtcdSizeLimitError } from '../../errors/size-limit.js';
-import { WatchStream, type WatchHandler, type WatchStreamTuning } from './watch-stream.js';
+import { WatchStream, type WatchHandler } from './watch-stream.js';
 
 /** The client side of one gRPC watch stream: what was written to it, and a way to answer. */
 class FakeStream extends EventEmitter {
@@ -20,7 +20,8 @@ class FakeStream extends EventEmitter {
 
 const spec = { prefix: Buffer.from('t/'), deletes: false };
 
-function setUp(tuning: Partial<WatchStreamTuning> = {}) {
+/** A stream on a fake client; `extra` overrides its options (the tuning seam, hooks). */
+function setUp(extra: Partial<ConstructorParameters<typeof WatchStream>[1]> = {}) {
   const streams: FakeStream[] = [];
   const client = {
     watchClient: {
@@ -39,7 +40,7 @@ function setUp(tuning: Partial<WatchStreamTuning> = {}) {
     logger: {},
     onResume: (reason) => resumes.push(reason),
     onOversize: (error) => oversize.push(error),
-    ...tuning,
+    ...extra,
   });
   const nth = (i: number) => vi.waitFor(() => streams[i] ?? Promise.reject(new Error(`no stream ${i} yet`)));
   /** The `creates`-th create request on stream `i`, once written. */
@@ -151,6 +152,36 @@ describe('watch stream', () => {
     expect((await created(1, 1)).creates()[0]).toMatchObject({ watch_id: 1, start_revision: '11' });
     expect(canceled).toEqual([]);
     expect(oversize).toEqual([]);
+    stream.close();
+  });
+
+  it('a watch from a given revision asks for it, keeps it as its boundary, and resumes from what it delivered last', async () => {
+    const { stream, created } = setUp();
+    const { handler, batches } = recorder();
+    const watching = stream.watch({ ...spec, deletes: true, from: 7n, previous: true }, handler, new AbortController().signal);
+    const first = await created(0, 1);
+    expect(first.creates()[0]).toMatchObject({ watch_id: 1, start_revision: '7', prev_kv: true });
+    expect(first.creates()[0]!.filters).toBeUndefined();
+    first.emit('data', createdAt(1, 10));
+    await watching;
+    first.emit('data', events(1, false, put(7, 'a'), put(9, 'b')));
+    expect(batches).toEqual([['7:a', '9:b']]);
+    first.emit('error', Object.assign(new Error('14 UNAVAILABLE: read ECONNRESET'), { code: 14 }));
+    expect((await created(1, 1)).creates()[0]).toMatchObject({ watch_id: 1, start_revision: '10', prev_kv: true });
+    stream.close();
+  });
+
+  it('reports each stream it opens, and what ended the one before', async () => {
+    const connected: number[] = [];
+    const ended: unknown[] = [];
+    const { stream, live, created } = setUp({ onConnected: () => connected.push(1), onResume: (_reason, error) => ended.push(error) });
+    const first = await live(recorder().handler);
+    expect(connected).toHaveLength(1);
+    const error = Object.assign(new Error('14 UNAVAILABLE: read ECONNRESET'), { code: 14 });
+    first.emit('error', error);
+    await created(1, 1);
+    expect(connected).toHaveLength(2);
+    expect(ended).toEqual([error]);
     stream.close();
   });
 

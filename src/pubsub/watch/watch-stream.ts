@@ -14,6 +14,10 @@ interface WatchSpec {
   prefix: Buffer;
   /** Deliver deletions too (consumer groups need them; fan-out does not). */
   deletes: boolean;
+  /** Deliver from this revision on, instead of "from now" (the CLI's `watch`, after the snapshot it counted at). */
+  from?: bigint;
+  /** Each event carries the key's previous version (`prev_kv`). */
+  previous?: boolean;
 }
 
 export interface WatchHandler {
@@ -55,7 +59,10 @@ interface WatchStreamOptions extends Partial<WatchStreamTuning> {
   /** Stalled-stream check interval (ms). */
   checkMs: number;
   logger: LeaseLogger;
-  onResume: (reason: WatchResumeReason) => void;
+  /** The stream is being replaced (`error`: what ended the last one, when something did). */
+  onResume: (reason: WatchResumeReason, error?: unknown) => void;
+  /** A new stream is open and carries every watch again. */
+  onConnected?: () => void;
   /** A response came back over the client's receive limit (see `WatchStream`); the stream already acted on it. */
   onOversize: (error: EtcdSizeLimitError) => void;
 }
@@ -124,7 +131,7 @@ export class WatchStream {
    */
   async watch(spec: WatchSpec, handler: WatchHandler, signal: StopSignal): Promise<Watch> {
     if (this.closed) throw new Error('watch stream closed');
-    const state: WatchState = { id: this.nextId++, spec, handler, next: undefined };
+    const state: WatchState = { id: this.nextId++, spec, handler, next: spec.from };
     const created = new Promise<string>((resolve) => (state.onCreated = resolve));
     this.watches.set(state.id, state);
     this.ensureChecks();
@@ -162,7 +169,7 @@ export class WatchStream {
     if (this.closed) return;
     this.drop();
     if (this.watches.size === 0) return;
-    this.options.onResume(reason);
+    this.options.onResume(reason, error);
     this.options.logger.debug?.('event watch stream reconnecting', { reason, error: error === undefined ? undefined : String(error) });
     if (this.reconnectTimer) return;
     const delay = this.backoffMs * (0.5 + Math.random() / 2);
@@ -193,6 +200,7 @@ export class WatchStream {
         stream.on('error', (error: unknown) => this.lost(stream, error));
         stream.on('end', () => this.lost(stream, undefined));
         for (const state of this.watches.values()) this.create(stream, state);
+        this.options.onConnected?.();
       },
       (error: unknown) => {
         this.opening = undefined;
@@ -242,6 +250,7 @@ export class WatchStream {
         watch_id: state.id,
         fragment: this.tuning.fragment,
         ...(state.spec.deletes ? {} : { filters: ['Nodelete'] }),
+        ...(state.spec.previous === true ? { prev_kv: true } : {}),
         ...(state.next === undefined ? {} : { start_revision: state.next.toString() }),
       },
     });
