@@ -1,5 +1,7 @@
 import type { Etcd3, IKeyValue } from 'etcd3';
 import { encodeKey } from '../src/keys/key-codec.js';
+import { LeaseTtlUnknownError } from '../src/errors/ttl-unknown.js';
+import { isPlausible } from '../src/leases/lease-ttl.js';
 import { decodeDeleteRevision, deleteRevisionTxn } from '../src/operations/delete-revision.js';
 import type { TxnResponse } from '../src/operations/etcd-txn.js';
 import { countRange } from '../src/reads/count-range.js';
@@ -58,7 +60,7 @@ export class LeaseStore {
     this.runner = new CallRunner(attemptTimeoutMs, settings.prefix);
     this.prefixBytes = Buffer.from(settings.prefix, 'utf8');
     // --timeout bounds each request (each page of a listing), not a whole listing of any length.
-    this.range = etcdRangeCall(this.client, this.runner, 'range', (signal) => ({ deadlineMs: settings.timeoutMs, signals: signal === undefined ? [] : [signal] }));
+    this.range = etcdRangeCall(this.client, this.runner, 'range', (signal) => ({ ...this.budget(), signals: signal === undefined ? [] : [signal] }));
     this.ttls = new LeaseTtls((leaseId) => this.ttlRemainingMs(leaseId));
   }
 
@@ -104,7 +106,7 @@ export class LeaseStore {
    */
   async deleteTenure(key: string, fencingToken: string): Promise<TenureDelete> {
     const etcdKey = this.etcdKey(key);
-    const response = await this.call('release --force', (deadline) => this.client.kv.txn(deleteRevisionTxn(etcdKey, fencingToken), { deadline }) as unknown as Promise<TxnResponse>);
+    const response = await this.runner.run('release --force', this.budget(), ({ deadline }) => this.client.kv.txn(deleteRevisionTxn(etcdKey, fencingToken), { deadline }) as unknown as Promise<TxnResponse>);
     const outcome = decodeDeleteRevision({ succeeded: response.succeeded, responses: response.responses ?? [], revision: response.header?.revision ?? '0' });
     if (outcome.deleted) return { kind: 'deleted' };
     if (outcome.current === undefined) return { kind: 'absent' };
@@ -113,7 +115,7 @@ export class LeaseStore {
 
   /** Deletes every key under the prefix; returns how many there were. One DeleteRange: nothing is read back. */
   async deleteAll(): Promise<number> {
-    const res = await this.call('delete prefix', (deadline) => this.client.delete().prefix(this.prefixBytes).options({ deadline }).exec());
+    const res = await this.runner.run('delete prefix', this.budget(), ({ deadline }) => this.client.delete().prefix(this.prefixBytes).options({ deadline }).exec());
     return Number(res.deleted);
   }
 
@@ -127,7 +129,7 @@ export class LeaseStore {
 
   private async read(key: string): Promise<IKeyValue | undefined> {
     const etcdKey = this.etcdKey(key);
-    const res = await this.call('get', (deadline) => this.client.kv.range({ key: etcdKey }, { deadline }));
+    const res = await this.runner.read('get', this.budget(), ({ deadline }) => this.client.kv.range({ key: etcdKey }, { deadline }));
     return res.kvs[0];
   }
 
@@ -136,12 +138,21 @@ export class LeaseStore {
   }
 
   private async ttlRemainingMs(lease: string): Promise<number | null> {
-    const res = await this.call('leaseTimeToLive', (deadline) => this.client.leaseClient.leaseTimeToLive({ ID: lease }, { deadline }));
+    const res = await this.runner.read('leaseTimeToLive', this.budget(), async ({ deadline }) => {
+      const answer = await this.client.leaseClient.leaseTimeToLive({ ID: lease }, { deadline });
+      // A just-elected leader's placeholder (src/leases/lease-ttl.ts): ask again rather than show a TTL the lease
+      // cannot have (9 223 372 036 s on etcd before 3.4.32 / 3.5.14).
+      if (!isPlausible({ ttlSeconds: Number(answer.TTL), grantedSeconds: Number(answer.grantedTTL) })) {
+        throw new LeaseTtlUnknownError(lease, Number(answer.TTL), Number(answer.grantedTTL));
+      }
+      return answer;
+    });
     // -1: the lease is gone and its keys are being deleted.
     return Math.max(0, Number(res.TTL)) * 1000;
   }
 
-  private call<T>(operation: string, attempt: (deadline: Date) => Promise<T>): Promise<T> {
-    return this.runner.run(operation, { deadlineMs: this.settings.timeoutMs }, ({ deadline }) => attempt(deadline));
+  /** Each request stays inside --timeout. */
+  private budget(): { deadlineMs: number } {
+    return { deadlineMs: this.settings.timeoutMs };
   }
 }

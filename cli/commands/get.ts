@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { parsing, positionals } from '../args.js';
-import { print, printError, type Command } from '../command.js';
+import { print, type Command } from '../command.js';
 import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
-import { escapedKeyGuess, parseTextArg, quote, shellWord } from '../key-text.js';
+import { noteEscapedKey } from '../escaped-key-note.js';
+import { parseTextArg, quote } from '../key-text.js';
 import { formatTtl, leaseJson } from '../lease-row.js';
 import { LeaseStore } from '../lease-store.js';
 import { EXIT_OK } from '../usage-error.js';
@@ -34,7 +35,7 @@ ${CONNECTION_HELP}`,
     const store = new LeaseStore(resolveConnection(values));
     try {
       const lease = await store.get(key);
-      if (lease === undefined) await noteEscapes(store, keyArg as string);
+      if (lease === undefined) await noteEscapedKey('get', keyArg as string, async (meant) => (await store.holder(meant)) !== undefined);
       if (values.json) print(JSON.stringify(lease === undefined ? null : leaseJson(lease), null, 2));
       else if (lease === undefined) print(`${quote(key)}: free`);
       else {
@@ -50,18 +51,3 @@ ${CONNECTION_HELP}`,
     }
   },
 };
-
-/**
- * `get 'user-1\u0000thread-4'` looks up the key with a backslash in it, which is free: say so, and whether the key the
- * user most likely meant (the escape decoded) is held. On stderr: stdout stays what a script parses, and the exit code
- * stays 0 (the key as given is free).
- */
-async function noteEscapes(store: LeaseStore, keyArg: string): Promise<void> {
-  const meant = escapedKeyGuess(keyArg);
-  if (meant === undefined) return;
-  const held = (await store.get(meant)) !== undefined;
-  printError(
-    `note: KEY was taken literally, backslash included. ${held ? `A lease is held at ${quote(meant)}` : `${quote(meant)} is free too`}; ` +
-      `keys with escapes (a NUL, as in Mastra's thread keys) are passed JSON-quoted: etcd-lease get ${shellWord(quote(meant))}`,
-  );
-}

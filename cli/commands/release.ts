@@ -4,6 +4,7 @@ import type { LeaseRecord } from '../../src/results.js';
 import { parsing, positionals } from '../args.js';
 import { print, printError, type Command } from '../command.js';
 import { CONNECTION_HELP, clientOptions, connectionOptions, resolveConnection, type ConnectionSettings } from '../connection.js';
+import { noteEscapedKey } from '../escaped-key-note.js';
 import { parseTextArg, quote } from '../key-text.js';
 import { holderText } from '../lease-row.js';
 import { LeaseStore } from '../lease-store.js';
@@ -35,7 +36,9 @@ export const releaseCommand: Command = {
                 exit 1: the key holds another version than the one shown or named (left alone)
 
 KEY, OWNER and RUN are taken literally unless given as JSON string literals ("a\\u0000b", as
-\`list\` prints them), which are decoded.
+\`list\` prints them), which are decoded. When an unquoted KEY with such an escape is free, a
+note on stderr says so, and whether the lease with the escape decoded is held (this command
+left it alone).
 
 ${CONNECTION_HELP}`,
 
@@ -59,14 +62,15 @@ ${CONNECTION_HELP}`,
       throw new UsageError(`--token: must be a fencing token (a revision, a whole number above 0), got ${JSON.stringify(values.token)}`, 'release');
     }
     const settings = resolveConnection(values);
-    if (values.force) return forceRelease(settings, key, values.token);
+    if (values.force) return forceRelease(settings, key, keyArg as string, values.token);
     // Run metadata may be any string, '' included (a value, unlike no metadata at all).
     const metadata = values.metadata === undefined ? undefined : parseTextArg('--metadata', values.metadata, { allowEmpty: true });
-    return releaseAsOwner(settings, key, { owner: parseTextArg('--owner', values.owner as string), ...(metadata === undefined ? {} : { metadata }) });
+    return releaseAsOwner(settings, key, keyArg as string, { owner: parseTextArg('--owner', values.owner as string), ...(metadata === undefined ? {} : { metadata }) });
   },
 };
 
-async function releaseAsOwner(settings: ConnectionSettings, key: string, holder: LeaseRecord): Promise<number> {
+/** `keyArg`: KEY as typed, for the note on a backslash escape typed unquoted (escaped-key-note.ts). */
+async function releaseAsOwner(settings: ConnectionSettings, key: string, keyArg: string, holder: LeaseRecord): Promise<number> {
   const provider = new EtcdLeaseProvider({
     hosts: settings.hosts,
     prefix: settings.prefix,
@@ -81,7 +85,11 @@ async function releaseAsOwner(settings: ConnectionSettings, key: string, holder:
     // Reported from a read after the release: the release itself answers nothing, by contract.
     const after = await provider.getLeaseRecord(key);
     if (after === undefined) {
-      print(same(before) ? `${quote(key)}: released by ${holderText(holder)}` : `${quote(key)}: already free`);
+      if (same(before)) print(`${quote(key)}: released by ${holderText(holder)}`);
+      else {
+        if (before === undefined) await noteEscapedKey('release', keyArg, async (meant) => (await provider.getLeaseRecord(meant)) !== undefined);
+        print(`${quote(key)}: already free`);
+      }
       return EXIT_OK;
     }
     if (same(after)) {
@@ -96,12 +104,14 @@ async function releaseAsOwner(settings: ConnectionSettings, key: string, holder:
   }
 }
 
-async function forceRelease(settings: ConnectionSettings, key: string, token: string | undefined): Promise<number> {
+async function forceRelease(settings: ConnectionSettings, key: string, keyArg: string, token: string | undefined): Promise<number> {
   const store = new LeaseStore(settings);
+  const noteEscape = () => noteEscapedKey('release', keyArg, async (meant) => (await store.holder(meant)) !== undefined);
   try {
     if (token === undefined) {
       const shown = await store.holder(key);
       if (shown === undefined) {
+        await noteEscape();
         print(`${quote(key)}: already free`);
         return EXIT_OK;
       }
@@ -114,6 +124,7 @@ async function forceRelease(settings: ConnectionSettings, key: string, token: st
         print(`${quote(key)}: deleted (fencing token ${token})`);
         return EXIT_OK;
       case 'absent':
+        await noteEscape();
         print(`${quote(key)}: free (the version with fencing token ${token} is gone)`);
         return EXIT_OK;
       case 'changed': {

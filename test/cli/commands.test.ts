@@ -158,6 +158,27 @@ describe('etcd-lease get', () => {
 });
 
 describe('etcd-lease release', () => {
+  it('a key typed with a backslash escape instead of JSON-quoted: "already free", exit 0, and a note that the lease meant is still held', async () => {
+    const provider = etcd.provider();
+    await provider.acquireLease(THREAD, OWNER, 15_000);
+    const typed = 'user-1\\u0000thread-1'; // what a shell passes for 'user-1\u0000thread-1'
+
+    for (const how of [['--owner', OWNER], ['--force']]) {
+      const result = await runCli(['release', typed, ...how, ...connection(provider.prefix)]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('"user-1\\\\u0000thread-1": already free\n');
+      expect(result.stderr).toContain('A lease is held at "user-1\\u0000thread-1"');
+      expect(result.stderr).toContain(`etcd-lease release '"user-1\\u0000thread-1"' with the same flags`);
+    }
+    expect(await provider.getLeaseOwner(THREAD)).toBe(OWNER);
+
+    // Given as the note says, it is released.
+    const quoted = await runCli(['release', JSON.stringify(THREAD), '--owner', OWNER, ...connection(provider.prefix)]);
+    expect(quoted.code, quoted.stderr).toBe(0);
+    expect(quoted.stderr).toBe('');
+    expect(await provider.getLeaseOwner(THREAD)).toBeUndefined();
+  });
+
   it('--owner with the holder frees the key', async () => {
     const provider = etcd.provider();
     await provider.acquireLease(THREAD, OWNER, 15_000);
