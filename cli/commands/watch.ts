@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { EtcdUnavailableError } from '../../src/errors/unavailable.js';
 import { decodeKey } from '../../src/keys/key-codec.js';
 import { decodeLeaseValue, type LeaseHolder } from '../../src/keys/lease-value.js';
+import { EVENT_DEFAULTS } from '../../src/pubsub/resolve-options.js';
 import { WatchStream } from '../../src/pubsub/watch/watch-stream.js';
 import { parsing, positionals } from '../args.js';
 import { print, printError, type Command } from '../command.js';
@@ -16,8 +17,8 @@ import { PAGING_HELP, pageSize, pagingOptions } from '../paging.js';
 import { duration, ReconnectNotices, streamCause } from '../reconnect-notices.js';
 import { EXIT_OK } from '../usage-error.js';
 
-/** How often the stream is asked whether it keeps up with the cluster (EtcdPubSub's default `watchCheckMs`). */
-const WATCH_CHECK_MS = 5_000;
+/** How often the stream is asked whether it keeps up with the cluster: as often as EtcdPubSub asks by default. */
+const WATCH_CHECK_MS = EVENT_DEFAULTS.watchCheckMs;
 
 /** One line of `watch --json`; the field set is part of the CLI's contract. */
 export interface WatchEvent {
