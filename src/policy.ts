@@ -153,6 +153,13 @@ export const POLICY = {
      * `stalledChecks` checks in a row (`watchCheckMs` apart) is replaced.
      */
     watch: { reopenFirstMs: 10, reopenMaxMs: 1000, stalledChecks: 2, quietMs: 500, answerMs: 1000 },
+    /**
+     * Fan-out subscriptions of one topic in one process share one watch (pubsub/watch/topic-feed.ts), which keeps the
+     * topic's retained events in memory up to this many bytes (and never more than `maxReplayBytes`), so that a later
+     * `'earliest'` subscriber reads nothing from etcd. A topic that retains more is read again for each such
+     * subscriber instead: memory stays bounded per topic whatever the topic holds.
+     */
+    retainedWindowBytes: 8 * 1024 * 1024,
     /** A consumer-group claim that failed (etcd unreachable past its deadline) is tried again this much later. */
     claimRetryMs: 500,
     /**
