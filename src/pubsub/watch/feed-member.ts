@@ -87,7 +87,8 @@ export class FeedMember {
     return this.cursor.revision;
   }
 
+  /** Events count by their creation: a read finds an event written again (moved to another lease) at a later revision. */
   private pass(kv: KeyValue): void {
-    if (!this.stopped && this.cursor.accept(kv.mod_revision, kv.key)) this.deliver(kv.value);
+    if (!this.stopped && this.cursor.accept(kv.create_revision, kv.key)) this.deliver(kv.value);
   }
 }

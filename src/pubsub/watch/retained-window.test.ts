@@ -45,4 +45,13 @@ describe('retained window', () => {
     expect(w.fill([kv(4, 'c')], [{ type: 'put', kv: kv(6, 'd') }])).toBe(true);
     expect(keys(w)).toEqual(['4:c', '6:d']);
   });
+
+  it('an event written again keeps its place; a later write of one it does not hold is no new event', () => {
+    const w = new RetainedWindow(1000);
+    w.fill([kv(2, 'a'), kv(3, 'b')], []);
+    w.apply('put', { ...kv(5, 'a', 12), create_revision: '2' });
+    w.apply('put', { ...kv(6, 'z'), create_revision: '1' });
+    expect(keys(w)).toEqual(['5:a', '3:b']);
+    expect(w.events()[0]!.value.length).toBe(12);
+  });
 });

@@ -54,12 +54,22 @@ export class RetainedWindow {
   }
 
   private put(kv: KeyValue): void {
+    const id = kv.key.toString('latin1');
+    const held = this.entries.get(id);
     // A watch behind the read that filled the window brings events the read had: already in place.
-    if (this.entries.get(kv.key.toString('latin1'))?.mod_revision === kv.mod_revision) return;
-    // Event keys are never written twice; should one be, it moves to its new place in topic order.
-    this.remove(kv.key);
-    this.entries.set(kv.key.toString('latin1'), kv);
-    this.bytes += kv.key.length + kv.value.length;
+    if (held?.mod_revision === kv.mod_revision) return;
+    if (held?.create_revision === kv.create_revision) {
+      // The same event written again (moved to another lease): it keeps its place in topic order, its creation.
+      this.bytes += kv.value.length - held.value.length;
+      this.entries.set(id, kv);
+    } else if (held === undefined && kv.create_revision !== kv.mod_revision) {
+      // A later write of an event the window does not hold (left out of the read that filled it): not a new event.
+      return;
+    } else {
+      this.remove(kv.key);
+      this.entries.set(id, kv);
+      this.bytes += kv.key.length + kv.value.length;
+    }
     if (this.bytes > this.capBytes) this.clear();
   }
 

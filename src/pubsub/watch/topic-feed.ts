@@ -184,7 +184,8 @@ export class TopicFeed {
           const type = event.type === 'Put' ? 'put' : 'delete';
           this.window.apply(type, kv);
           this.since?.push({ type, kv });
-          if (type === 'put') for (const member of this.members) member.offer(kv);
+          // A later write of an event (moved to another lease) is no new event.
+          if (type === 'put' && kv.create_revision === kv.mod_revision) for (const member of this.members) member.offer(kv);
         }
         const last = events.at(-1);
         if (last && BigInt(last.kv.mod_revision) > this.position) this.position = BigInt(last.kv.mod_revision);
