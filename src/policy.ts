@@ -145,11 +145,21 @@ export const POLICY = {
   events: {
     /**
      * The one watch stream of an EtcdPubSub (pubsub/watch/watch-stream.ts) is reopened after a failure with jittered
-     * backoff from `reopenFirstMs` doubling to `reopenMaxMs` (etcd3 picks a member each time). A member cut off from
-     * the quorum keeps streams open and silent: a stream that fails `stalledChecks` progress checks in a row is
-     * replaced.
+     * backoff from `reopenFirstMs` doubling to `reopenMaxMs` (etcd3 picks a member each time). A hung member keeps the
+     * stream open and silent: a stream quiet for `quietMs` is asked for its progress (the member answers from memory,
+     * no Raft round), and one that says nothing for `answerMs` after is replaced — a hung member costs subscribers
+     * about 1.5 s, 2 s at worst, where Mastra's owner discovery waits 100 ms and its idle signals 5 s. A member cut
+     * off from the quorum answers from a store that no longer moves: a stream behind a linearizable read for
+     * `stalledChecks` checks in a row (`watchCheckMs` apart) is replaced.
      */
-    watch: { reopenFirstMs: 10, reopenMaxMs: 1000, stalledChecks: 2 },
+    watch: { reopenFirstMs: 10, reopenMaxMs: 1000, stalledChecks: 2, quietMs: 500, answerMs: 1000 },
+    /**
+     * Fan-out subscriptions of one topic in one process share one watch (pubsub/watch/topic-feed.ts), which keeps the
+     * topic's retained events in memory up to this many bytes (and never more than `maxReplayBytes`), so that a later
+     * `'earliest'` subscriber reads nothing from etcd. A topic that retains more is read again for each such
+     * subscriber instead: memory stays bounded per topic whatever the topic holds.
+     */
+    retainedWindowBytes: 8 * 1024 * 1024,
     /** A consumer-group claim that failed (etcd unreachable past its deadline) is tried again this much later. */
     claimRetryMs: 500,
     /**

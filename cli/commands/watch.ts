@@ -51,11 +51,12 @@ export const watchCommand: Command = {
 
 Prints every change to a lease under the prefix: acquired, renewed, transferred, freed
 (released, expired or force-released: etcd does not tell them apart). Runs until Ctrl-C
-(exit 0). Reconnects by itself when members go away, or when the member it streams from stops
-answering (asked every 5 s whether it keeps up); says so on stderr, with the cause: once
-when the stream breaks, again after 10 s, 30 s, 1, 2 and 5 min and every 5 min while it stays
-down (naming each endpoint's failure), and once it is back. It starts right after
-a snapshot of the prefix (its size is said on stderr): no change is missed or shown twice.
+(exit 0). Reconnects by itself when members go away, or when the member it streams from
+stops answering (found within 2 s) or falls behind the cluster (checked every 5 s); says so
+on stderr, with the cause: once when the stream breaks, again after 10 s, 30 s, 1, 2 and
+5 min and every 5 min while it stays down (naming each endpoint's failure), and once it is
+back. It starts right after a snapshot of the prefix (its size is said on stderr): no change
+is missed or shown twice.
 
   --json             one JSON object per line:
                      { event, key, owner, metadata?, previousOwner, previousMetadata?,

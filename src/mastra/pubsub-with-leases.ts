@@ -4,6 +4,7 @@ import type { Event, EventCallback, LeaseProvider, PubSubDeliveryMode, Subscribe
 import { LeaseArgumentRangeError, LeaseArgumentTypeError } from '../errors/invalid-argument.js';
 import type { LeaseRecord } from '../results.js';
 import { guardLeaseProvider } from './guarded-lease-provider.js';
+import { handThrough } from './hand-through.js';
 import { hasLeaseRecords, type LeaseRecordProvider } from './lease-record-provider.js';
 import type { WithEtcdLeasesOptions } from './options.js';
 
@@ -52,9 +53,14 @@ export class PubSubWithLeases extends PubSub implements LeaseProvider {
     if (hasLeaseRecords(this.leases)) this.getLeaseRecord = (key) => this.leases.getLeaseRecord(key);
     this.closeLeaseProvider = options.closeLeaseProvider ?? true;
     this.closePubSub = options.closePubSub ?? true;
+    // Members of the wrapped pubsub this class does not name (a newer Mastra's `trimTopic`, …) are handed through as
+    // they are. Lease members never are: leases are the provider's, and `getLeaseRecord` exists here only when the
+    // provider keeps run metadata.
+    handThrough(this, events, PubSub.prototype, LEASE_MEMBERS);
   }
 
-  // ── event delivery: every member of PubSub (1.71), delegated as called ──
+  // ── event delivery: every member of PubSub (1.71), delegated as called; any other member of the wrapped pubsub is
+  // handed through at construction (hand-through.ts) ──
 
   publish(topic: string, event: Omit<Event, 'id' | 'createdAt'>, options?: { localOnly?: boolean }): Promise<void> {
     return this.events.publish(topic, event, options);
@@ -173,6 +179,9 @@ export class PubSubWithLeases extends PubSub implements LeaseProvider {
     }
   }
 }
+
+/** Lease members, which a wrapped pubsub may have too (Mastra's Redis backend has every one): never handed through. */
+const LEASE_MEMBERS = ['acquireLease', 'getLeaseOwner', 'releaseLease', 'renewLease', 'transferLease', 'getLeaseProvider', 'getLeaseRecord'];
 
 /** Structural, like Mastra's own checks: a pubsub from another copy of `@mastra/core` is fine. */
 function validate(events: unknown, provider: unknown, options: WithEtcdLeasesOptions): void {

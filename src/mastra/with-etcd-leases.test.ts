@@ -61,4 +61,30 @@ describe('withEtcdLeases', () => {
   it('reports invalid provider options at construction', () => {
     expect(() => withEtcdLeases(new EventEmitterPubSub(), {})).toThrow(TypeError);
   });
+
+  it('hands through every member of the wrapped pubsub, also those this package does not know (a newer Mastra’s trimTopic)', async () => {
+    // What a pubsub of a newer @mastra/core looks like here: members the PubSub class of 1.71 does not name.
+    class NewerPubSub extends EventEmitterPubSub {
+      readonly trimmed: unknown[][] = [];
+      async trimTopic(topic: string, options: { runId: string; producedBefore?: number }): Promise<void> {
+        this.trimmed.push([topic, options]);
+      }
+      somethingNew(x: number): string {
+        return `new ${x}`;
+      }
+      get capability(): string {
+        return 'newer';
+      }
+    }
+    const events = new NewerPubSub();
+    const leases = new RecordingLeaseProvider();
+    const pubsub = withEtcdLeases(events, leases) as PubSubWithLeases & Partial<NewerPubSub>;
+    await pubsub.trimTopic!('run-topic', { runId: 'r1', producedBefore: 42 });
+    expect(events.trimmed).toEqual([['run-topic', { runId: 'r1', producedBefore: 42 }]]);
+    expect(pubsub.somethingNew!(7)).toBe('new 7');
+    expect(pubsub.capability).toBe('newer');
+    // Its lease methods stay the lease provider's.
+    await pubsub.acquireLease('k', 'o', 5000);
+    expect(leases.callsOf('acquireLease')).toEqual([['k', 'o', 5000]]);
+  });
 });

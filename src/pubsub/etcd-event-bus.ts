@@ -12,7 +12,6 @@ import { createPubSubInstruments, type PubSubInstruments } from '../metrics/inst
 import { leaseMeter } from '../metrics/meter-scope.js';
 import type { CallScope } from '../transport/call-scope.js';
 import { checkEventSize, checkPublishedEvent, decodeEvent, encodeEvent, stampEvent } from './codec/envelope.js';
-import { FanoutSubscription } from './deliver/fanout-subscription.js';
 import { LocalDelivery } from './deliver/local-delivery.js';
 import { GroupConsumer } from './groups/group-consumer.js';
 import { Session } from './groups/session.js';
@@ -20,10 +19,13 @@ import { EventIds } from './keys/event-id.js';
 import { EventKeys } from './keys/event-keys.js';
 import { LocalBus } from './local/local-bus.js';
 import type { PublishedEvent } from './options.js';
+import { POLICY } from '../policy.js';
 import { Publisher } from './publish/publisher.js';
 import type { ResolvedEventOptions } from './resolve-options.js';
 import { CompactionCheck } from './retention/compaction-check.js';
+import { FeedMember } from './watch/feed-member.js';
 import { readPrefix } from './watch/range-read.js';
+import { TopicFeed } from './watch/topic-feed.js';
 import { WatchStream, type WatchStreamTuning } from './watch/watch-stream.js';
 
 /** Per-call options of the bus's async methods. */
@@ -43,15 +45,27 @@ interface BusSubscribeOptions extends BusCallOptions {
   startFrom?: 'earliest' | 'latest';
 }
 
-/** Seams inside the package, not options: for the test suite, the watch stream's frame-limit defences. */
+/** Seams inside the package, not options: for the test suite. */
 export interface EventBusInternals {
-  /** @default both on */
+  /** The watch stream's frame-limit defences. @default both on */
   watch?: Partial<WatchStreamTuning>;
+  /** Retained events a topic feed keeps in memory (0: none, every later `'earliest'` subscriber reads). @default POLICY.events.retainedWindowBytes */
+  retainedWindowBytes?: number;
 }
 
 interface GroupEntry {
   consumer: GroupConsumer;
   starting: Promise<void>;
+}
+
+/** One (topic, callback) pair's subscription in this process. */
+interface Subscription {
+  /** Settles as its subscribe does: live, or failed. */
+  started: Promise<void>;
+  /** Nothing more reaches the callback, from this moment (the first step of unsubscribe). */
+  halt(): void;
+  /** Undoes what the subscribe set up, once it has settled. Never rejects. */
+  end(): Promise<void>;
 }
 
 /**
@@ -73,11 +87,15 @@ export class EtcdEventBus {
   private readonly compaction: CompactionCheck;
   private readonly observeCompaction: ObservableCallback;
   private session: Session | undefined;
-  private readonly fanouts = new Map<string, Map<EventCallback, FanoutSubscription[]>>();
+  /** Every (topic, callback) subscribed, each once: a second subscribe of the pair is the first one. */
+  private readonly subscriptions = new Map<string, Map<EventCallback, Subscription>>();
+  /** One feed per topic with fan-out subscribers: one watch and one replay read for all of them. */
+  private readonly feeds = new Map<string, TopicFeed>();
   private readonly groups = new Map<string, GroupEntry>();
   private readonly closeController = new AbortController();
   private memberCount = 0;
   private closing: Promise<void> | undefined;
+  private readonly retainedWindowBytes: number;
 
   constructor(
     private readonly core: EtcdCore,
@@ -87,6 +105,7 @@ export class EtcdEventBus {
   ) {
     this.logger = core.options.logger;
     this.keys = new EventKeys(options.eventPrefix);
+    this.retainedWindowBytes = internals.retainedWindowBytes ?? POLICY.events.retainedWindowBytes;
     this.instruments = createPubSubInstruments(leaseMeter(meterProvider));
     const { client, runner, clock } = core;
     // A pool of its own, with its own id tag: retention leases are never confused with the provider's lease ids.
@@ -159,7 +178,9 @@ export class EtcdEventBus {
   /**
    * Subscribes `cb`. Without `group`, it gets every event of the topic from every process (after the retained ones
    * with `startFrom: 'earliest'`, the default); with `group`, each event goes to one live member of the group across
-   * processes. Resolves once the subscription is live: an event published after that reaches it.
+   * processes. Resolves once the subscription is live: an event published after that reaches it. Idempotent per
+   * (topic, callback), as Mastra's Redis backend: while `cb` is subscribed to `topic`, subscribing it again, with any
+   * options, is the same subscription (it resolves when that one is live), and one `unsubscribe` ends it.
    */
   async subscribe(topic: string, cb: EventCallback, options: BusSubscribeOptions = {}): Promise<void> {
     this.assertOpen('subscribe');
@@ -170,33 +191,45 @@ export class EtcdEventBus {
     const startFrom = options.startFrom ?? 'earliest';
     if (startFrom !== 'earliest' && startFrom !== 'latest') throw new LeaseArgumentRangeError('options.startFrom', `must be 'earliest' or 'latest', got ${String(startFrom)}`);
     const scope = this.core.runner.open('subscribe', this.core.budget(this.core.deadlineOf(options), options.signal));
-    this.local.add(topic, cb, group);
     try {
-      if (group === undefined) await this.subscribeFanout(topic, cb, startFrom, scope);
-      else await this.subscribeGroup(topic, group, cb, startFrom, scope);
+      const existing = this.subscriptions.get(topic)?.get(cb);
+      if (existing) return await scope.race(existing.started);
+      const subscription = group === undefined ? this.subscribeFanout(topic, cb, startFrom, scope) : this.subscribeGroup(topic, group, cb, startFrom, scope);
+      const byCallback = this.subscriptions.get(topic) ?? new Map<EventCallback, Subscription>();
+      this.subscriptions.set(topic, byCallback);
+      byCallback.set(cb, subscription);
+      // Registered before anything is awaited: a localOnly event published while this subscribe runs reaches it.
+      this.local.add(topic, cb, group);
+      try {
+        await subscription.started;
+      } catch (error) {
+        // Undone as by an unsubscribe: a callback added to a group member that went on starting gets nothing.
+        if (this.forget(topic, cb, subscription)) {
+          this.local.remove(topic, cb);
+          subscription.halt();
+          void subscription.end();
+        }
+        throw error;
+      }
     } catch (error) {
-      this.local.remove(topic, cb);
       throw scope.signal.aborted ? scope.giveUpError() : error;
     } finally {
       scope.dispose();
     }
   }
 
-  /** Stops delivery to `cb` on `topic` (every subscription of it there). Never rejects. */
+  /**
+   * Stops delivery to `cb` on `topic` at once. A subscribe of the pair still in flight is waited for, then undone: a
+   * group member that an unsubscribe overtook never stays behind registered. Never rejects.
+   */
   async unsubscribe(topic: string, cb: EventCallback): Promise<void> {
+    const subscription = this.subscriptions.get(topic)?.get(cb);
+    if (!subscription) return;
+    this.forget(topic, cb, subscription);
     this.local.remove(topic, cb);
-    const byCallback = this.fanouts.get(topic);
-    for (const subscription of byCallback?.get(cb) ?? []) subscription.stop();
-    byCallback?.delete(cb);
-    if (byCallback?.size === 0) this.fanouts.delete(topic);
-    const leaving: Promise<void>[] = [];
-    for (const [id, entry] of this.groups) {
-      if (!id.startsWith(`${topic}\u0000`)) continue;
-      if (entry.consumer.remove(cb) > 0) continue;
-      this.groups.delete(id);
-      leaving.push(entry.consumer.leave(this.core.options.deadlineMs));
-    }
-    await Promise.allSettled(leaving);
+    subscription.halt();
+    await subscription.started.catch(() => {});
+    await subscription.end();
   }
 
   /** Waits for pending publishes (write-behind included) and ack/nack writes, at most `deadlineMs`. Never rejects. */
@@ -250,8 +283,9 @@ export class EtcdEventBus {
     this.publisher.abandon(new ProviderClosedError('publish', 'EtcdPubSub'));
     for (const entry of this.groups.values()) entry.consumer.stop();
     this.groups.clear();
-    for (const byCallback of this.fanouts.values()) for (const subs of byCallback.values()) for (const s of subs) s.stop();
-    this.fanouts.clear();
+    for (const feed of this.feeds.values()) feed.stop();
+    this.feeds.clear();
+    this.subscriptions.clear();
     this.delivery.stop();
     await this.session?.close(deadlineMs);
     this.stream.close();
@@ -260,66 +294,88 @@ export class EtcdEventBus {
     this.retention.close();
   }
 
-  private async subscribeFanout(topic: string, cb: EventCallback, startFrom: 'earliest' | 'latest', scope: CallScope): Promise<void> {
-    const subscription: FanoutSubscription = new FanoutSubscription({
-      core: this.core,
-      stream: this.stream,
-      prefix: this.keys.events(topic),
-      topic,
-      startFrom,
-      maxReplayBytes: this.options.maxReplayBytes,
-      logger: this.logger,
-      instruments: this.instruments,
-      deliver: (value) => {
-        const event = decodeEvent(value);
-        if (!event) return void this.logger.warn?.('an event could not be decoded; skipped', { topic });
-        this.delivery.deliver(() => (subscription.active ? cb : undefined), event);
-      },
+  /** Joins the topic's feed (created with its first member): its watch and replay are shared by every member. */
+  private subscribeFanout(topic: string, cb: EventCallback, startFrom: 'earliest' | 'latest', scope: CallScope): Subscription {
+    const member: FeedMember = new FeedMember(startFrom, (value) => {
+      const event = decodeEvent(value);
+      if (!event) return void this.logger.warn?.('an event could not be decoded; skipped', { topic });
+      this.delivery.deliver(() => (member.active ? cb : undefined), event);
     });
-    const byCallback = this.fanouts.get(topic) ?? new Map<EventCallback, FanoutSubscription[]>();
-    this.fanouts.set(topic, byCallback);
-    byCallback.set(cb, [...(byCallback.get(cb) ?? []), subscription]);
-    try {
-      await subscription.start(scope);
-    } catch (error) {
-      subscription.stop();
-      const remaining = (byCallback.get(cb) ?? []).filter((s) => s !== subscription);
-      if (remaining.length > 0) byCallback.set(cb, remaining);
-      else byCallback.delete(cb);
-      throw error;
+    let feed = this.feeds.get(topic);
+    if (!feed) {
+      feed = new TopicFeed({
+        core: this.core,
+        stream: this.stream,
+        prefix: this.keys.events(topic),
+        topic,
+        maxReplayBytes: this.options.maxReplayBytes,
+        windowBytes: this.retainedWindowBytes,
+        logger: this.logger,
+        instruments: this.instruments,
+        onIdle: (idle) => {
+          if (this.feeds.get(topic) === idle) this.feeds.delete(topic);
+        },
+      });
+      this.feeds.set(topic, feed);
     }
+    const joined = feed;
+    return { started: joined.join(member, scope), halt: () => joined.leave(member), end: async () => {} };
   }
 
-  private async subscribeGroup(topic: string, group: string, cb: EventCallback, startFrom: 'earliest' | 'latest', scope: CallScope): Promise<void> {
+  /**
+   * Adds `cb` to this process's member of the group, joining the group first if this is its first callback here.
+   * Its end leaves the group once no callback is left (one may have come meanwhile: the member then stays).
+   */
+  private subscribeGroup(topic: string, group: string, cb: EventCallback, startFrom: 'earliest' | 'latest', scope: CallScope): Subscription {
     const id = `${topic}\u0000${group}`;
-    const existing = this.groups.get(id);
-    if (existing) {
-      existing.consumer.add(cb);
-      return scope.race(existing.starting);
+    let entry = this.groups.get(id);
+    let started: Promise<void>;
+    if (entry) {
+      entry.consumer.add(cb);
+      started = scope.race(entry.starting);
+    } else {
+      this.session ??= new Session(this.core, this.options.groupMemberTtlMs, this.logger);
+      const consumer = new GroupConsumer({
+        core: this.core,
+        stream: this.stream,
+        session: this.session,
+        keys: this.keys,
+        topic,
+        group,
+        me: `${this.ids.publisher}-${++this.memberCount}`,
+        startFrom,
+        options: this.options,
+        logger: this.logger,
+        instruments: this.instruments,
+        decode: decodeEvent,
+      });
+      const starting = consumer.start(cb, scope);
+      entry = { consumer, starting };
+      this.groups.set(id, entry);
+      started = starting.catch((error: unknown) => {
+        if (this.groups.get(id)?.consumer === consumer) this.groups.delete(id);
+        throw error;
+      });
     }
-    this.session ??= new Session(this.core, this.options.groupMemberTtlMs, this.logger);
-    const consumer = new GroupConsumer({
-      core: this.core,
-      stream: this.stream,
-      session: this.session,
-      keys: this.keys,
-      topic,
-      group,
-      me: `${this.ids.publisher}-${++this.memberCount}`,
-      startFrom,
-      options: this.options,
-      logger: this.logger,
-      instruments: this.instruments,
-      decode: decodeEvent,
-    });
-    const starting = consumer.start(cb, scope);
-    this.groups.set(id, { consumer, starting });
-    try {
-      await starting;
-    } catch (error) {
-      if (this.groups.get(id)?.consumer === consumer) this.groups.delete(id);
-      throw error;
-    }
+    const { consumer } = entry;
+    return {
+      started,
+      halt: () => void consumer.remove(cb),
+      end: async () => {
+        if (consumer.size > 0) return;
+        if (this.groups.get(id)?.consumer === consumer) this.groups.delete(id);
+        await consumer.leave(this.core.options.deadlineMs).catch(() => {});
+      },
+    };
+  }
+
+  /** Drops the pair's registration if it is still `subscription`; true if it was. */
+  private forget(topic: string, cb: EventCallback, subscription: Subscription): boolean {
+    const byCallback = this.subscriptions.get(topic);
+    if (byCallback?.get(cb) !== subscription) return false;
+    byCallback.delete(cb);
+    if (byCallback.size === 0) this.subscriptions.delete(topic);
+    return true;
   }
 
   private assertOpen(operation: string): void {

@@ -100,8 +100,9 @@ export interface EtcdPubSubEventOptions {
    */
   maxReplayBytes?: number;
   /**
-   * Interval of the stalled-watch check: a watch stream whose member falls behind the cluster (or stops
-   * answering) for two checks in a row is reopened on another member, resuming where it stopped.
+   * Interval of the behind-the-cluster check: a watch stream whose member answers but stays behind a linearizable
+   * read for two checks in a row (a member cut off from the quorum) is reopened on another member, resuming where it
+   * stopped. A member that stops answering altogether is found within about 1.5 s whatever this says.
    * @default 5000
    */
   watchCheckMs?: number;

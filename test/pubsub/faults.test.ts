@@ -110,7 +110,7 @@ describe('faults', () => {
     expect(got.events.map(n)).toEqual([...Array(k).keys()]);
   });
 
-  it('a subscriber whose resume point was compacted away re-reads the topic and gets every retained event once', async () => {
+  it('subscribers whose resume point was compacted away re-read the topic and get every retained event once', async () => {
     const space = etcd.namespace();
     const endpoints = etcd.cluster.endpoints();
     const publisher = etcd.pubsub(space, { hosts: [endpoints[1]!, endpoints[2]!] });
@@ -122,6 +122,9 @@ describe('faults', () => {
       await subscriber.subscribe('compacted', got.cb);
       for (let k = 0; k < 10; k++) await publisher.publish('compacted', { type: 't', runId: 'r', data: { n: k } });
       await got.until(10);
+      // A second subscriber of the topic in the same process, on the same watch, from here on.
+      const late = collector();
+      await subscriber.subscribe('compacted', late.cb, { startFrom: 'latest' });
 
       // Member 0 stays in the quorum but its answers to clients are dropped: the subscriber hears nothing while
       // events are published and the history is compacted past its cursor. Turning it off resets its
@@ -141,7 +144,9 @@ describe('faults', () => {
         await etcd.cluster.dropResponses(0, false);
       }
       await got.until(30, 30_000);
+      await late.until(20, 30_000);
       expect(got.events.map(n)).toEqual([...Array(30).keys()]);
+      expect(late.events.map(n)).toEqual([...Array(20).keys()].map((k) => k + 10));
       expect(warnings.some((w) => w.includes('compacted past a subscriber'))).toBe(true);
     } finally {
       await subscriber.close();

@@ -38,4 +38,22 @@ describe('local bus (localOnly)', () => {
     b.publish('other', event(1));
     expect(calls).toBe(0);
   });
+
+  it('adds a callback once: added twice, it gets each event once, and one remove ends it', () => {
+    const b = bus();
+    let calls = 0;
+    const cb: EventCallback = () => void calls++;
+    b.add('t', cb, undefined);
+    b.add('t', cb, undefined);
+    b.add('g', cb, 'G');
+    b.add('g', cb, 'G');
+    b.publish('t', event(1));
+    b.publish('g', event(1));
+    expect(calls).toBe(2);
+    b.remove('t', cb);
+    b.remove('g', cb);
+    b.publish('t', event(1));
+    b.publish('g', event(1));
+    expect(calls).toBe(2);
+  });
 });

@@ -18,13 +18,14 @@ export class LocalBus {
 
   constructor(private readonly delivery: LocalDelivery) {}
 
+  /** Adds `cb` to the topic (fan-out, or one group); a callback already there is not added twice. */
   add(topic: string, cb: EventCallback, group: string | undefined): void {
     const subscribers: TopicSubscribers = this.topics.get(topic) ?? { fanout: [], groups: new Map() };
     this.topics.set(topic, subscribers);
-    if (group === undefined) return void subscribers.fanout.push(cb);
+    if (group === undefined) return addOnce(subscribers.fanout, cb);
     const members = subscribers.groups.get(group) ?? { callbacks: [], next: 0 };
     subscribers.groups.set(group, members);
-    members.callbacks.push(cb);
+    addOnce(members.callbacks, cb);
   }
 
   /** Removes `cb` from the topic (fan-out and every group); true when it was there. */
@@ -54,6 +55,10 @@ export class LocalBus {
       }, event);
     }
   }
+}
+
+function addOnce(list: EventCallback[], cb: EventCallback): void {
+  if (!list.includes(cb)) list.push(cb);
 }
 
 function dropFrom(list: EventCallback[], cb: EventCallback): boolean {

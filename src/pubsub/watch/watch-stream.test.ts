@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { Etcd3, IEvent, IWatchRequest } from 'etcd3';
+import { GRPCDeadlineExceededError, type Etcd3, type IEvent, type IWatchRequest } from 'etcd3';
 import { describe, expect, it, vi } from 'vitest';
 import { EtcdSizeLimitError } from '../../errors/size-limit.js';
 import { WatchStream, type WatchHandler } from './watch-stream.js';
@@ -37,6 +37,8 @@ function setUp(extra: Partial<ConstructorParameters<typeof WatchStream>[1]> = {}
   const stream = new WatchStream(client, {
     readRevision: async () => '1',
     checkMs: 60_000,
+    // Silence is judged only where a case asks for it: these fakes answer nothing they are not told to.
+    liveness: { quietMs: 60_000, answerMs: 60_000 },
     logger: {},
     onResume: (reason) => resumes.push(reason),
     onOversize: (error) => oversize.push(error),
@@ -189,6 +191,25 @@ describe('watch stream', () => {
     const { stream, created } = setUp({ fragment: false });
     void stream.watch(spec, recorder().handler, new AbortController().signal);
     expect((await created(0, 1)).creates()[0]).toMatchObject({ fragment: false });
+    stream.close();
+  });
+
+  it('a quiet stream is asked for its progress; one that answers stays, one that then says nothing is failed against its member and replaced', async () => {
+    const { stream, live, created, resumes } = setUp({ liveness: { quietMs: 30, answerMs: 60 } });
+    const first = await live(recorder().handler);
+    // What etcd3 listens on: an error raised while the stream is writable counts against its member.
+    const raised: unknown[] = [];
+    first.on('error', (error) => raised.push(error));
+    const asked = () => first.written.filter((r) => r.progress_request !== undefined).length;
+    await vi.waitFor(() => expect(asked()).toBe(1));
+    first.emit('data', { watch_id: '-1', header: header(10), events: [] });
+    // Answered: it is asked again only after another quiet period, and then it says nothing.
+    await vi.waitFor(() => expect(asked()).toBe(2));
+    const second = await created(1, 1);
+    expect(second.creates()[0]).toMatchObject({ watch_id: 1, start_revision: '11' });
+    expect(resumes).toEqual(['stalled']);
+    expect(raised).toHaveLength(1);
+    expect(raised[0]).toBeInstanceOf(GRPCDeadlineExceededError);
     stream.close();
   });
 });

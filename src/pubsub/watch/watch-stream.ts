@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { castGrpcError, type Etcd3, type IEvent, type IWatchRequest, type IWatchResponse } from 'etcd3';
+import { castGrpcError, GRPCDeadlineExceededError, type Etcd3, type IEvent, type IWatchRequest, type IWatchResponse } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import { EtcdSizeLimitError } from '../../errors/size-limit.js';
 import type { WatchResumeReason } from '../../metrics/instruments.js';
@@ -56,8 +56,10 @@ type Stream = GrpcDuplex<IWatchRequest>;
 interface WatchStreamOptions extends Partial<WatchStreamTuning> {
   /** A linearizable read of the cluster revision; also renews an expired auth token (etcd3 does so only on unary calls). */
   readRevision: () => Promise<string>;
-  /** Stalled-stream check interval (ms). */
+  /** Interval of the behind-the-cluster check (ms). */
   checkMs: number;
+  /** The silent-member check (ms). @default POLICY.events.watch */
+  liveness?: { quietMs: number; answerMs: number };
   logger: LeaseLogger;
   /** The stream is being replaced (`error`: what ended the last one, when something did). */
   onResume: (reason: WatchResumeReason, error?: unknown) => void;
@@ -91,9 +93,14 @@ export interface WatchStreamTuning {
  *   (A watch from a past revision is served by etcd's 100 ms sync loop; "from now" is answered at once.)
  * - On any stream failure the stream is reopened (jittered backoff, 10 ms to 1 s; etcd3 picks a member) and every
  *   watch re-created from its own next revision: nothing is skipped, nothing delivered twice.
- * - A member cut from the quorum keeps streams open and silent, so every `checkMs` the stream is asked for its
- *   progress and compared with a linearizable read: a member that stays behind (or silent) for two checks has its
- *   stream replaced.
+ * - A member that hangs (a stopped process, a cut link) keeps the stream open and says nothing. A stream silent for
+ *   `quietMs` is asked for its progress — answered by the member from memory, no Raft round, no read — and one that
+ *   then stays silent for `answerMs` is replaced: a hung member costs subscribers about `quietMs + answerMs`
+ *   (1.5 s), never a linearizable read per check. A busy stream is never asked: its events show the member answers.
+ * - A member cut from the quorum answers, but from a store that no longer moves, so every `checkMs` the stream's
+ *   progress is also compared with a linearizable read: a member behind for two checks has its stream replaced.
+ * - A stream replaced for either reason is failed, not just left: its member is marked failed with the transport
+ *   (see `failStream`), so the new stream, and the next attempts, go to another member.
  * - Frame limits. A watch resumed from a past revision is answered with up to 1000 revisions in one response
  *   (etcd's catch-up batch): a few hundred KiB events missed for a second exceed gRPC's default 4 MiB receive limit.
  *   Every watch asks etcd to split such responses (`fragment`; each fragment stays under the member's
@@ -114,6 +121,13 @@ export class WatchStream {
   private checkTimer: NodeJS.Timeout | undefined;
   private check: { revision: bigint; answered: boolean } | undefined;
   private failedChecks = 0;
+  private livenessTimer: NodeJS.Timeout | undefined;
+  /** When the current stream last said anything (performance.now). */
+  private heardAt = 0;
+  /** A progress request outstanding since (undefined: none). */
+  private askedAt: number | undefined;
+  private tickedAt = 0;
+  private readonly liveness: { quietMs: number; answerMs: number };
   private readonly fragments = new FragmentJoiner<IEvent>();
   private readonly tuning: WatchStreamTuning;
 
@@ -122,6 +136,8 @@ export class WatchStream {
     private readonly options: WatchStreamOptions,
   ) {
     this.tuning = { fragment: options.fragment ?? true, resyncOversize: options.resyncOversize ?? true };
+    const { quietMs, answerMs } = POLICY.events.watch;
+    this.liveness = options.liveness ?? { quietMs, answerMs };
   }
 
   /**
@@ -196,6 +212,9 @@ export class WatchStream {
         this.stream = stream;
         this.failedChecks = 0;
         this.check = undefined;
+        // Opening proves nothing (a hung member accepts the stream): the creates must be answered like any request.
+        this.heardAt = performance.now();
+        this.askedAt = undefined;
         stream.on('data', (res: IWatchResponse) => this.receive(stream, res));
         stream.on('error', (error: unknown) => this.lost(stream, error));
         stream.on('end', () => this.lost(stream, undefined));
@@ -258,6 +277,7 @@ export class WatchStream {
 
   private receive(stream: Stream, res: IWatchResponse): void {
     if (stream !== this.stream) return;
+    this.heardAt = performance.now();
     this.backoffMs = POLICY.events.watch.reopenFirstMs;
     const id = Number(res.watch_id);
     if (id === -1) return this.progress(res); // etcd answers a progress request on no watch in particular
@@ -300,12 +320,67 @@ export class WatchStream {
     if (this.checkTimer || this.closed) return;
     this.checkTimer = setInterval(() => void this.runCheck(), this.options.checkMs);
     this.checkTimer.unref();
+    const tickMs = this.tickMs();
+    this.tickedAt = performance.now();
+    this.livenessTimer = setInterval(() => this.checkLiveness(tickMs), tickMs);
+    this.livenessTimer.unref();
   }
 
   private stopChecks(): void {
     clearInterval(this.checkTimer);
     this.checkTimer = undefined;
     this.check = undefined;
+    clearInterval(this.livenessTimer);
+    this.livenessTimer = undefined;
+    this.askedAt = undefined;
+  }
+
+  /** Four looks per quiet period: a silence is asked about within a quarter of `quietMs` of becoming one. */
+  private tickMs(): number {
+    return Math.max(10, Math.min(this.liveness.quietMs, this.liveness.answerMs) / 4);
+  }
+
+  /**
+   * Is the stream's member still there? A stream quiet for `quietMs` is asked for its progress; one that has not
+   * said anything within `answerMs` of the question is replaced. A tick that comes late means this process itself
+   * was stalled (a long GC, a busy loop): what it has not read yet says nothing about the member, so that tick
+   * judges nothing.
+   */
+  private checkLiveness(tickMs: number): void {
+    const now = performance.now();
+    const late = now - this.tickedAt > tickMs + this.liveness.answerMs / 2;
+    this.tickedAt = now;
+    const stream = this.stream;
+    if (!stream || late) return;
+    if (this.askedAt !== undefined && this.heardAt < this.askedAt) {
+      if (now - this.askedAt >= this.liveness.answerMs) this.stalled('silent');
+      return;
+    }
+    this.askedAt = undefined;
+    if (now - this.heardAt < this.liveness.quietMs) return;
+    this.askedAt = now;
+    stream.write({ progress_request: {} });
+  }
+
+  /**
+   * The stream's member went silent or fell behind the cluster: leave the stream as failed (its member is counted
+   * out, `failStream`) and reopen every watch from its own revision on another member.
+   */
+  private stalled(why: 'silent' | 'behind'): void {
+    const stream = this.stream;
+    if (!stream) return;
+    const message =
+      why === 'silent'
+        ? `the event watch stream's member did not answer a progress request within ${this.liveness.answerMs} ms`
+        : `the event watch stream's member stayed behind the cluster for ${POLICY.events.watch.stalledChecks} checks`;
+    this.options.logger.warn?.(`${message}; reconnecting to another member`);
+    this.check = undefined;
+    this.failedChecks = 0;
+    this.askedAt = undefined;
+    this.stream = undefined;
+    this.fragments.clear();
+    failStream(stream, new GRPCDeadlineExceededError(message));
+    this.reconnect('stalled');
   }
 
   /**
@@ -317,13 +392,7 @@ export class WatchStream {
     if (!stream) return;
     if (this.check) {
       this.failedChecks = this.check.answered ? 0 : this.failedChecks + 1;
-      if (this.failedChecks >= POLICY.events.watch.stalledChecks) {
-        this.options.logger.warn?.('event watch stream fell behind the cluster; reconnecting to another member');
-        this.check = undefined;
-        this.failedChecks = 0;
-        this.reconnect('stalled');
-        return;
-      }
+      if (this.failedChecks >= POLICY.events.watch.stalledChecks) return this.stalled('behind');
     }
     let revision: string;
     try {
@@ -350,6 +419,19 @@ export function leaveStream(stream: GrpcDuplex<unknown>): void {
   stream.on('error', () => {});
   stream.end();
   stream.cancel();
+}
+
+/**
+ * Leaves a stream whose member stopped answering or fell behind: the failure is raised on the stream while it is
+ * still writable, which etcd3 counts against the stream's member — it resets that member's connections, and the
+ * transport's per-member gate opens the member's circuit (transport/member-gate.ts) until a probe of its own answers —
+ * so the stream opened next, and the next attempts of every call, go to another member. Merely leaving the stream
+ * would count nothing, and the member etcd3 picks next may be the same one.
+ */
+export function failStream(stream: GrpcDuplex<unknown>, error: Error): void {
+  stream.removeAllListeners('data');
+  stream.emit('error', error);
+  leaveStream(stream);
 }
 
 /** A stream error that is gRPC refusing a response over the receive limit, as the typed error; else undefined. */

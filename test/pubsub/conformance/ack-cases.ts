@@ -27,6 +27,28 @@ export function ackCases(subject: ConformanceSubject): void {
       expect(seen[1]!.id).toBe(seen[0]!.id);
     });
 
+    it('a grouped handler that takes long before it acks is called once', async () => {
+      const pubsub = subject.instance();
+      const topic = freshTopic('long');
+      let calls = 0;
+      let acked = false;
+      await pubsub.subscribe(
+        topic,
+        async (_e, ack) => {
+          calls++;
+          await elapse(800);
+          await ack?.();
+          acked = true;
+        },
+        { group: 'slow' },
+      );
+      await pubsub.publish(topic, event(1));
+      await until(subject, 'the ack', () => acked);
+      await pubsub.flush();
+      await elapse(500); // past the ack: that no second call comes is the condition
+      expect(calls).toBe(1);
+    });
+
     if (!subject.redeliveryControls) return;
 
     /** Attempts a grouped callback sees for one event when it handles each delivery with `handle`. */

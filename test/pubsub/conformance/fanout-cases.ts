@@ -95,7 +95,87 @@ export function fanoutCases(subject: ConformanceSubject): void {
       expect(numbers(r.events)).toEqual([2]);
     });
 
+    it('many callbacks of one instance on one topic, subscribed at once, each get an event once', async () => {
+      const pubsub = subject.instance();
+      const topic = freshTopic('concurrent');
+      const recorders = Array.from({ length: 10 }, () => recorder());
+      await Promise.all(recorders.map((r) => pubsub.subscribe(topic, r.cb)));
+      await pubsub.publish(topic, event(1));
+      await until(subject, 'every callback', () => recorders.every((r) => r.events.length >= 1));
+      await pubsub.publish(topic, event(2));
+      await until(subject, 'the second event everywhere', () => recorders.every((r) => r.events.length >= 2));
+      expect(recorders.map((r) => numbers(r.events))).toEqual(recorders.map(() => [1, 2]));
+    });
+
+    it('callbacks of one topic that unsubscribe leave the last one delivering, and get nothing more', async () => {
+      const pubsub = subject.instance();
+      const topic = freshTopic('last-one');
+      const recorders = Array.from({ length: 10 }, () => recorder());
+      for (const r of recorders) await pubsub.subscribe(topic, r.cb);
+      for (const r of recorders.slice(0, 9)) await pubsub.unsubscribe(topic, r.cb);
+      await pubsub.publish(topic, event(1));
+      await until(subject, 'the last subscriber', () => recorders[9]!.events.length === 1);
+      expect(recorders.slice(0, 9).map((r) => r.events.length)).toEqual(Array(9).fill(0));
+    });
+
+    it("a callback subscribing with 'latest' while its topic's last subscriber unsubscribes gets what is published next", async () => {
+      const pubsub = subject.instance();
+      const topic = freshTopic('handover');
+      const [leaving, arriving] = [recorder(), recorder()];
+      await pubsub.subscribe(topic, leaving.cb);
+      await Promise.all([pubsub.unsubscribe(topic, leaving.cb), pubsub.subscribe(topic, arriving.cb, { startFrom: 'latest' })]);
+      await pubsub.publish(topic, event(1));
+      await until(subject, 'the event', () => arriving.events.length === 1);
+      expect(leaving.events).toEqual([]);
+    });
+
+    it("a later 'latest' subscriber of a topic others follow gets only what is published after it joined", async () => {
+      const pubsub = subject.instance();
+      const topic = freshTopic('later-latest');
+      const [early, late] = [recorder(), recorder()];
+      await pubsub.subscribe(topic, early.cb);
+      await pubsub.publish(topic, event(1));
+      await pubsub.publish(topic, event(2));
+      await until(subject, 'the first two', () => early.events.length === 2);
+      await pubsub.subscribe(topic, late.cb, { startFrom: 'latest' });
+      await pubsub.publish(topic, event(3));
+      await until(subject, 'the third at both', () => early.events.length === 3 && late.events.length === 1);
+      expect(numbers(late.events)).toEqual([3]);
+    });
+
+    if (subject.idempotentSubscribe) {
+      it('the same callback subscribed twice to a topic gets each event once, and one unsubscribe ends it', async () => {
+        const pubsub = subject.instance();
+        const topic = freshTopic('twice');
+        const [twice, marker] = [recorder(), recorder()];
+        await pubsub.subscribe(topic, twice.cb);
+        await pubsub.subscribe(topic, twice.cb);
+        await pubsub.subscribe(topic, marker.cb);
+        await pubsub.publish(topic, event(1));
+        await pubsub.publish(topic, event(2));
+        await until(subject, 'both events at both', () => marker.events.length === 2 && twice.events.length >= 2);
+        await pubsub.unsubscribe(topic, twice.cb);
+        await pubsub.publish(topic, event(3));
+        await until(subject, 'the third at the marker', () => marker.events.length === 3);
+        expect(numbers(twice.events)).toEqual([1, 2]);
+      });
+    }
+
     if (subject.retains) {
+      it("a later 'earliest' subscriber of a topic others follow gets what was published before it, once, then live ones", async () => {
+        const pubsub = subject.instance();
+        const topic = freshTopic('later-earliest');
+        const [early, late] = [recorder(), recorder()];
+        await pubsub.subscribe(topic, early.cb);
+        await pubsub.publish(topic, event(1));
+        await pubsub.publish(topic, event(2));
+        await until(subject, 'the first two', () => early.events.length === 2);
+        await pubsub.subscribe(topic, late.cb);
+        await pubsub.publish(topic, event(3));
+        await until(subject, 'three at both', () => early.events.length === 3 && late.events.length === 3);
+        expect([numbers(early.events), numbers(late.events)]).toEqual([[1, 2, 3], [1, 2, 3]]);
+      });
+
       it("a late subscriber gets the retained events first, in order, then live ones ('earliest', the default; and subscribeWithReplay)", async () => {
         const pubsub = subject.instance();
         const topic = freshTopic('replay');

@@ -57,6 +57,19 @@ export function lifecycleCases(subject: ConformanceSubject): void {
       await until(subject, 'both events', () => r.events.length === 2);
     });
 
+    it('every subscriber of a topic in one instance keeps getting events after clearTopic', async () => {
+      const pubsub = subject.instance();
+      const topic = freshTopic('clear-many');
+      const recorders = [recorder(), recorder(), recorder()];
+      for (const r of recorders) await pubsub.subscribe(topic, r.cb);
+      await pubsub.publish(topic, event(1));
+      await until(subject, 'the first event everywhere', () => recorders.every((r) => r.events.length === 1));
+      await pubsub.clearTopic(topic);
+      await pubsub.publish(topic, event(2));
+      await until(subject, 'the event after clearTopic everywhere', () => recorders.every((r) => r.events.length === 2));
+      expect(recorders.map((r) => numbers(r.events))).toEqual([[1, 2], [1, 2], [1, 2]]);
+    });
+
     it('supportsOffsets is false (no dense offsets) and the pull mode is supported (Mastra runs its workers)', () => {
       const pubsub = subject.instance();
       expect(pubsub.supportsOffsets).toBe(false);
@@ -75,6 +88,18 @@ export function lifecycleCases(subject: ConformanceSubject): void {
       await pubsub.publish(topic, event(1, { holder }), { localOnly: true });
       await until(subject, 'the local event', () => r.events.length === 1);
       expect((r.events[0]!.data as { holder: Holder }).holder).toBe(holder);
+    });
+
+    it('an unsubscribed callback gets no localOnly event either', async () => {
+      const pubsub = subject.instance();
+      const topic = freshTopic('local-gone');
+      const [gone, stays] = [recorder(), recorder()];
+      await pubsub.subscribe(topic, gone.cb);
+      await pubsub.subscribe(topic, stays.cb);
+      await pubsub.unsubscribe(topic, gone.cb);
+      await pubsub.publish(topic, event(1), { localOnly: true });
+      await until(subject, 'the remaining subscriber', () => stays.events.length === 1);
+      expect(gone.events).toEqual([]);
     });
 
     if (subject.localOnlyStaysLocal) {

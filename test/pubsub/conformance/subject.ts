@@ -33,6 +33,8 @@ export interface ConformanceSubject {
   closedRejects: boolean;
   /** localOnly events stay in the publishing instance. */
   localOnlyStaysLocal: boolean;
+  /** One subscription per (topic, callback), as Mastra's Redis backend: subscribing the pair again changes nothing. */
+  idempotentSubscribe: boolean;
   /** A lease TTL the subject honours as given, and how late it may expire. */
   lease: { ttlMs: number; expirySlackMs: number };
   /** How long a case waits for a delivery that must come. */
