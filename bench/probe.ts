@@ -1,6 +1,7 @@
 import type { Etcd3 } from 'etcd3';
 import type { EtcdLeaseProvider } from '../src/index.js';
-import { chooseLease, type PooledLease } from '../src/leases/lease-choice.js';
+import type { ClockMoment } from '../src/clock/lease-clock.js';
+import { chooseLease, reachAfter, type PooledLease } from '../src/leases/lease-choice.js';
 
 /** What the provider did under one scenario: is group commit batching, is the pool off the hot path? */
 export interface ProbeCounts {
@@ -33,7 +34,7 @@ export class ProviderProbe {
   constructor(provider: EtcdLeaseProvider) {
     const internals = provider as unknown as {
       client?: Etcd3;
-      pool?: { leaseFor?: (ttlMs: number, sentAt: number) => Promise<string>; leases?: Map<string, PooledLease>; bucketMs?: number };
+      pool?: { leaseFor?: (ttlMs: number, sent: ClockMoment | number) => Promise<string>; leases?: Map<string, PooledLease>; bucketMs?: number };
     };
     const client = internals.client;
     const pool = internals.pool;
@@ -60,11 +61,14 @@ export class ProviderProbe {
     const leaseFor = pool.leaseFor.bind(pool);
     const leases = pool.leases;
     const bucketMs = pool.bucketMs;
-    pool.leaseFor = (ttlMs, sentAt) => {
+    pool.leaseFor = (ttlMs, sent) => {
       // The pool's own rule for "a ready lease fits": if none does, this call waits on a grant.
       this.counts.leaseLookups++;
-      if (!chooseLease(leases.values(), sentAt + ttlMs, bucketMs)) this.counts.blockingLeaseLookups++;
-      return leaseFor(ttlMs, sentAt);
+      // A baseline build measured side by side may predate the clock's steady scale: its times are one number.
+      const moment = typeof sent === 'number' ? { at: sent, steady: sent } : sent;
+      const pooled = [...leases.values()].map((l) => ({ ...l, steadyNotBefore: l.steadyNotBefore ?? l.notBefore }));
+      if (!chooseLease(pooled, reachAfter(moment, ttlMs), bucketMs)) this.counts.blockingLeaseLookups++;
+      return leaseFor(ttlMs, sent);
     };
   }
 

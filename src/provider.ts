@@ -7,7 +7,7 @@ import { OPERATIONS } from './calls/operation-set.js';
 import { ReleaseCall } from './calls/release-call.js';
 import { renewAttempt } from './calls/renew-call.js';
 import { TransferCall } from './calls/transfer-call.js';
-import type { LeaseClock } from './clock/lease-clock.js';
+import type { ClockMoment, LeaseClock } from './clock/lease-clock.js';
 import { EtcdCore } from './core/etcd-core.js';
 import type { GroupCommitter } from './commit/group-committer.js';
 import { KeyLanes } from './commit/key-lanes.js';
@@ -91,7 +91,6 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
       lanes: new KeyLanes(),
       pool: this.pool,
       clock: this.clock,
-      own: ids,
       tenures: new TenureTable(),
       operations: internals.operations ?? OPERATIONS,
       renewCoalesceMs: this.options.renewCoalesceMs,
@@ -124,12 +123,12 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   acquireLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<AcquireResult> {
     // Not an async function (hot path: no frame of its own); every error still arrives as a rejection.
     try {
-      const sentAt = this.clock.now();
+      const sent = this.clock.moment();
       const args = splitMetadata('metadata', metadata, call);
       const etcdKey = this.checkKey('acquireLease', key, owner);
       const value = this.storedValue(etcdKey, owner, args.metadata);
       checkTtl(ttlMs, this.options.leaseBucketMs);
-      const decided = this.acquire(etcdKey, value, key, owner, ttlMs, sentAt, args.call);
+      const decided = this.acquire(etcdKey, value, key, owner, ttlMs, sent, args.call);
       return this.options.contractResults ? decided.then(contractShape) : decided;
     } catch (error) {
       return Promise.reject(error);
@@ -142,12 +141,12 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   renewLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<boolean> {
     // Not an async function (every held lease renews all the time); every error still arrives as a rejection.
     try {
-      const sentAt = this.clock.now();
+      const sent = this.clock.moment();
       const args = splitMetadata('metadata', metadata, call);
       const etcdKey = this.checkKey('renewLease', key, owner);
       const value = this.storedValue(etcdKey, owner, args.metadata);
       checkTtl(ttlMs, this.options.leaseBucketMs);
-      return this.observer.watchRenew(key, owner, this.renew(etcdKey, value, ttlMs, sentAt, args.call));
+      return this.observer.watchRenew(key, owner, this.renew(etcdKey, value, ttlMs, sent, args.call));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -186,7 +185,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
     toMetadata?: string,
     call?: LeaseCallOptions,
   ): Promise<boolean> {
-    const sentAt = this.clock.now();
+    const sent = this.clock.moment();
     this.assertOpen('transferLease');
     const from = splitMetadata('fromMetadata', fromMetadata, typeof fromMetadata === 'object' ? call : undefined);
     // toMetadata is never call options (those come 5th, or 7th): an object here is a mistake, not options to drop.
@@ -202,8 +201,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
     checkTtl(ttlMs, this.options.leaseBucketMs);
     const callOptions = typeof fromMetadata === 'object' ? from.call : call;
     // Handing a lease to the very holder it has is a renew: a put onto a new lease could shorten it.
-    if (fromValue.equals(toValue)) return this.renew(etcdKey, fromValue, ttlMs, sentAt, callOptions);
-    const transfer = new TransferCall(this.backend, { etcdKey, keyId: etcdKey.toString('latin1'), from: fromValue, to: toValue, ttlMs, sentAt });
+    if (fromValue.equals(toValue)) return this.renew(etcdKey, fromValue, ttlMs, sent, callOptions);
+    const transfer = new TransferCall(this.backend, { etcdKey, keyId: etcdKey.toString('latin1'), from: fromValue, to: toValue, ttlMs, sent });
     return this.backend.write('transferLease', etcdKey, this.budget(callOptions), (attempt) => transfer.attempt(attempt));
   }
 
@@ -274,10 +273,10 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   }
 
   /** The provider's own answer, with its fencing token whatever `contractResults` says (waiters and `onEvent` need it). */
-  private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<AcquireDecision> {
+  private acquire(etcdKey: Buffer, value: Buffer, key: string, owner: string, ttlMs: number, sent: ClockMoment, call?: LeaseCallOptions): Promise<AcquireDecision> {
     // Promise callbacks rather than an async closure: this wraps every acquire (hot path).
     return this.observer.timeAcquire(key, owner, () => {
-      const request = { etcdKey, keyId: etcdKey.toString('latin1'), value, ttlMs, sentAt };
+      const request = { etcdKey, keyId: etcdKey.toString('latin1'), value, ttlMs, sent };
       return this.backend.write('acquireLease', etcdKey, this.budget(call), (attempt) => acquireAttempt(this.backend, request, attempt), undefined, request.keyId).then((answer): AcquireDecision => {
         if (!answer.acquired) return answer.holder === undefined ? { acquired: false } : { acquired: false, owner: decodeLeaseValue(answer.holder).owner };
         return { acquired: true, owner, fencingToken: answer.revision };
@@ -285,8 +284,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
     });
   }
 
-  private renew(etcdKey: Buffer, value: Buffer, ttlMs: number, sentAt: number, call?: LeaseCallOptions): Promise<boolean> {
-    const request = { etcdKey, keyId: etcdKey.toString('latin1'), value, ttlMs, sentAt };
+  private renew(etcdKey: Buffer, value: Buffer, ttlMs: number, sent: ClockMoment, call?: LeaseCallOptions): Promise<boolean> {
+    const request = { etcdKey, keyId: etcdKey.toString('latin1'), value, ttlMs, sent };
     return this.backend.write('renewLease', etcdKey, this.budget(call), (attempt) => renewAttempt(this.backend, request, attempt), { value, ttlMs }, request.keyId);
   }
 
@@ -299,10 +298,10 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   private createLeaseOps(): LeaseOps {
     return {
       acquire: (key, owner, ttlMs, metadata) =>
-        this.acquire(this.encode(key), encodeLeaseValue(owner, metadata), key, owner, ttlMs, this.clock.now()),
+        this.acquire(this.encode(key), encodeLeaseValue(owner, metadata), key, owner, ttlMs, this.clock.moment()),
       // handles report their own losses
       renew: (key, owner, ttlMs, call, metadata) =>
-        this.renew(this.encode(key), encodeLeaseValue(owner, metadata), ttlMs, this.clock.now(), call),
+        this.renew(this.encode(key), encodeLeaseValue(owner, metadata), ttlMs, this.clock.moment(), call),
       release: (key, owner, metadata) => this.release(this.encode(key), encodeLeaseValue(owner, metadata), this.budget(undefined)),
       releaseWrite: (key, owner, token, metadata) =>
         this.release(this.encode(key), encodeLeaseValue(owner, metadata), this.budget(undefined), token),

@@ -18,7 +18,7 @@ type AcquireAnswer = { acquired: true; revision: string } | { acquired: false; h
  * continues in `acquireSteps`.
  */
 export function acquireAttempt(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext): Promise<AcquireAnswer> {
-  const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
+  const lease = backend.leaseFor(request.ttlMs, request.sent, attempt);
   // Waiting for a grant: once it is there (or the call ended), the steps start over and find it in the pool.
   if (lease instanceof Promise) return lease.then(() => acquireSteps(backend, request, attempt, 0));
   return acquireStep(backend, request, attempt, lease).then((answer) => answer ?? acquireSteps(backend, request, attempt, 1));
@@ -26,7 +26,7 @@ export function acquireAttempt(backend: LeaseBackend, request: LeaseRequest, att
 
 async function acquireSteps(backend: LeaseBackend, request: LeaseRequest, attempt: AttemptContext, firstStep: number): Promise<AcquireAnswer> {
   for (let step = firstStep; step < POLICY.maxStepsPerAttempt; step++) {
-    const answer = await acquireStep(backend, request, attempt, await backend.leaseFor(request.ttlMs, request.sentAt, attempt));
+    const answer = await acquireStep(backend, request, attempt, await backend.leaseFor(request.ttlMs, request.sent, attempt));
     if (answer !== undefined) return answer;
   }
   throw new KeyChurnError('acquireLease');
@@ -39,7 +39,7 @@ function acquireStep(backend: LeaseBackend, request: LeaseRequest, attempt: Atte
   return backend.commit(etcdKey, txn, attempt, lease, undefined, keyId).then((answer): AcquireAnswer | Promise<AcquireAnswer | undefined> => {
     const outcome = backend.ops.acquire.decode(answer, value);
     if (outcome.kind === 'written') {
-      backend.remember(keyId, value, outcome.revision, request.sentAt + request.ttlMs, lease, lease.id);
+      backend.remember(keyId, value, outcome.revision, request.sent.at + request.ttlMs, lease, lease.id);
       return { acquired: true, revision: outcome.revision };
     }
     if (outcome.kind === 'held') return outcome.holder === undefined ? { acquired: false } : { acquired: false, holder: outcome.holder.value };

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { LeaseClock } from '../clock/lease-clock.js';
 import type { GroupCommitter } from '../commit/group-committer.js';
 import { isLeaseError } from '../errors/lease-error.js';
-import type { PooledLease } from '../leases/lease-choice.js';
+import { reachAfter, type PooledLease, type Reach } from '../leases/lease-choice.js';
+import type { ClockMoment } from '../clock/lease-clock.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TxnRequest } from '../operations/etcd-txn.js';
 import type { AttemptContext } from '../transport/call-runner.js';
@@ -24,8 +25,10 @@ function foreignKey(ttl: { TTL: string; grantedTTL: string }) {
   const raw = { monotonic: 0, wall: Date.UTC(2026, 0, 1) };
   const clock = new LeaseClock({ monotonic: () => raw.monotonic, wall: () => raw.wall });
   const committed: TxnRequest[] = [];
+  const until = (need: Reach): PooledLease => ({ id: `ours-until-${need.notBefore}`, ...need });
   const pool = {
-    leaseFor: (ttlMs: number, sentAt: number): PooledLease => ({ id: `ours-until-${sentAt + ttlMs}`, notBefore: sentAt + ttlMs }),
+    leaseFor: (ttlMs: number, sent: ClockMoment): PooledLease => until(reachAfter(sent, ttlMs)),
+    leaseReaching: until,
     invalidate: () => {},
   };
   const parts = {
@@ -51,7 +54,11 @@ function foreignKey(ttl: { TTL: string; grantedTTL: string }) {
   const attempt: AttemptContext = { timeoutMs: 500, deadline: new Date(Date.now() + 500), attempt: 0, signal: new AbortController().signal as never };
   const kv = { key: KEY, value: VALUE, mod_revision: '41', create_revision: '40', lease: FOREIGN };
   /** Adopt for a call that needs the key until `need`, offered the pool's lease for exactly that. */
-  const adopt = (need: number) => adoptForeign(backend, KEY, VALUE, kv, need, pool.leaseFor(need - clock.now(), clock.now()), attempt);
+  const adopt = (need: number) => {
+    // The test clock's two raw clocks move together: its scales agree.
+    const reach = { notBefore: need, steadyNotBefore: need };
+    return adoptForeign(backend, KEY, VALUE, kv, reach, until(reach), attempt);
+  };
   return { clock, committed, adopt };
 }
 

@@ -1,5 +1,5 @@
 import { LeaseTtlUnknownError } from '../errors/ttl-unknown.js';
-import type { PooledLease } from '../leases/lease-choice.js';
+import { later, reaches, type PooledLease, type Reach } from '../leases/lease-choice.js';
 import { endsNotBefore, reliedOnUntil } from '../leases/lease-ttl.js';
 import { decodeAdopt, keepLeaseTxn, moveLeaseTxn } from '../operations/adopt-lease.js';
 import type { KeyValue } from '../operations/etcd-txn.js';
@@ -29,7 +29,7 @@ export async function adoptForeign(
   etcdKey: Buffer,
   value: Buffer,
   kv: Pick<KeyValue, 'mod_revision' | 'lease'>,
-  need: number,
+  need: Reach,
   lease: PooledLease,
   attempt: AttemptContext,
 ): Promise<Adopted | undefined> {
@@ -37,16 +37,13 @@ export async function adoptForeign(
   if (kv.lease !== '0') {
     const answer = await backend.timeToLive(kv.lease, attempt);
     const lastsUntil = endsNotBefore(answer);
-    if (lastsUntil !== undefined && lastsUntil >= need) {
+    if (lastsUntil !== undefined && reaches(lastsUntil, need)) {
       const revision = decodeAdopt(await backend.commit(etcdKey, keepLeaseTxn(etcdKey, value, kv.mod_revision, kv.lease), attempt));
       return revision === undefined ? undefined : { revision, leaseId: kv.lease };
     }
     const relied = reliedOnUntil(answer);
     if (relied === undefined) throw new LeaseTtlUnknownError(kv.lease, answer.ttlSeconds, answer.grantedSeconds);
-    if (relied > target.notBefore) {
-      const now = backend.clock.now();
-      target = await backend.leaseFor(relied - now, now, attempt);
-    }
+    if (!reaches(target, relied)) target = await backend.leaseReaching(later(need, relied), attempt);
   }
   const revision = decodeAdopt(await backend.commit(etcdKey, moveLeaseTxn(etcdKey, value, kv.mod_revision, target.id), attempt, target));
   return revision === undefined ? undefined : { revision, leaseId: target.id, onLease: target };

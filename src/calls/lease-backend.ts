@@ -5,12 +5,12 @@ import type { KeyLanes, TakeOver } from '../commit/key-lanes.js';
 import { Superseded } from '../commit/superseded.js';
 import { unstacked } from '../commit/unstacked.js';
 import { EtcdNoSpaceError } from '../errors/no-space.js';
-import type { PooledLease } from '../leases/lease-choice.js';
+import type { ClockMoment } from '../clock/lease-clock.js';
+import type { PooledLease, Reach } from '../leases/lease-choice.js';
 import { LeasedWrites } from '../leases/leased-writes.js';
 import type { LeasePool } from '../leases/lease-pool.js';
 import type { TimeToLiveAnswer } from '../leases/lease-ttl.js';
 import type { TxnOutcome, TxnRequest } from '../operations/etcd-txn.js';
-import type { OwnLeaseIds } from '../operations/refresh-own.js';
 import { renewDelayMs } from '../commit/renew-delay.js';
 import type { TenureTable } from '../tenure/tenure-table.js';
 import type { AttemptContext, CallBudget, CallRunner } from '../transport/call-runner.js';
@@ -26,7 +26,6 @@ export interface BackendParts {
   readonly lanes: KeyLanes;
   readonly pool: LeasePool;
   readonly clock: LeaseClock;
-  readonly own: OwnLeaseIds;
   readonly tenures: TenureTable;
   readonly operations: OperationSet;
   /** How long a renew may wait in the committer to share a transaction (commit/renew-delay.ts); 0: never. */
@@ -56,10 +55,6 @@ export class LeaseBackend {
 
   get clock(): LeaseClock {
     return this.parts.clock;
-  }
-
-  get own(): OwnLeaseIds {
-    return this.parts.own;
   }
 
   get tenures(): TenureTable {
@@ -173,11 +168,25 @@ export class LeaseBackend {
   }
 
   /**
-   * A pooled lease that keeps a key written by a call sent at `sentAt` alive for `ttlMs`: at once when one fits, else
+   * A pooled lease that keeps a key written by a call sent at `sent` alive for `ttlMs`: at once when one fits, else
    * once its grant answers — or rejects when the call ends first.
    */
-  leaseFor(ttlMs: number, sentAt: number, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
-    const lease = this.writes.granted(this.parts.pool.leaseFor(ttlMs, sentAt), attempt);
+  leaseFor(ttlMs: number, sent: ClockMoment, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
+    return this.whenGranted(this.parts.pool.leaseFor(ttlMs, sent), attempt);
+  }
+
+  /** A pooled lease that reaches `need` on both scales (leaseFor's rules); the one granted for it when none does. */
+  leaseReaching(need: Reach, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
+    return this.whenGranted(this.parts.pool.leaseReaching(need), attempt);
+  }
+
+  /** The lease of ours minted under `id`, while a key can still be on it; undefined for an id we cannot vouch for. */
+  ownLease(id: string): PooledLease | undefined {
+    return this.parts.pool.record(id);
+  }
+
+  private whenGranted(pooled: PooledLease | Promise<PooledLease>, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
+    const lease = this.writes.granted(pooled, attempt);
     if (!(lease instanceof Promise)) return lease;
     return lease.catch((error: unknown) => {
       // etcd refuses grants under the NOSPACE alarm too: the committer then stops sending writes as well.
@@ -236,9 +245,9 @@ export class LeaseBackend {
 
   /** etcd's answer about `leaseId`'s remaining TTL, with when it was asked and answered (leases/lease-ttl.ts says what it proves). */
   async timeToLive(leaseId: string, attempt: AttemptContext): Promise<TimeToLiveAnswer> {
-    const askedAt = this.parts.clock.now();
+    const asked = this.parts.clock.moment();
     const res = await untilStopped(attempt.signal, this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline }));
-    return { ttlSeconds: Number(res.TTL), grantedSeconds: Number(res.grantedTTL), askedAt, answeredAt: this.parts.clock.now() };
+    return { ttlSeconds: Number(res.TTL), grantedSeconds: Number(res.grantedTTL), asked, answered: this.parts.clock.moment() };
   }
 }
 

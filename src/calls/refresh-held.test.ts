@@ -13,8 +13,9 @@ import { refreshHeld } from './refresh-held.js';
 
 const KEY = Buffer.from('p/k');
 const A = Buffer.from('A');
-const own = { lowest: '1000', highest: '1999' };
-const CALL_LEASE: PooledLease = { id: '1500', notBefore: 20_000 };
+/** This provider's leases here: ids 1000–1999, the lease under id N lasting until N × 10 ms on both scales. */
+const ownLease = (id: string): PooledLease | undefined => (/^1\d{3}$/.test(id) ? { id, notBefore: Number(id) * 10, steadyNotBefore: Number(id) * 10 } : undefined);
+const CALL_LEASE: PooledLease = { id: '1500', notBefore: 15_000, steadyNotBefore: 15_000 };
 
 /** The real LeaseBackend over a committer that answers each transaction with the next scripted answer. */
 function backendAnswering(answers: Array<{ succeeded: boolean; responses?: ResponseOp[] }>, leaseFor: () => PooledLease | Promise<PooledLease> = () => CALL_LEASE) {
@@ -30,17 +31,16 @@ function backendAnswering(answers: Array<{ succeeded: boolean; responses?: Respo
         return { succeeded: next.succeeded, responses: next.responses ?? [], revision: String(50 + sent.length) };
       },
     } as unknown as GroupCommitter,
-    pool: { leaseFor, invalidate: () => {} } as unknown as LeasePool,
+    pool: { leaseFor, leaseReaching: leaseFor, record: ownLease, invalidate: () => {} } as unknown as LeasePool,
     clock,
-    own,
     tenures,
     operations: OPERATIONS,
   } as Partial<BackendParts> as BackendParts;
   const backend = new LeaseBackend(parts);
   const call = new AbortController();
   const attempt: AttemptContext = { timeoutMs: 500, deadline: new Date(Date.now() + 500), attempt: 0, signal: call.signal };
-  const request = { etcdKey: KEY, keyId: KEY.toString('latin1'), value: A, ttlMs: 15_000, sentAt: 0 };
-  return { sent, tenures, call, refresh: (version?: { revision: string; lease: string }) => refreshHeld(backend, request, attempt, version, 'renewLease') };
+  const request = { etcdKey: KEY, keyId: KEY.toString('latin1'), value: A, ttlMs: 15_000, sent: { at: 0, steady: 0 } };
+  return { sent, tenures, call, backend, refresh: (version?: { revision: string; lease: string }) => refreshHeld(backend, request, attempt, version, 'renewLease') };
 }
 
 const read = (kv?: Partial<KeyValue>): ResponseOp[] => [
@@ -108,5 +108,22 @@ describe('refreshing a key its value holds', () => {
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+
+  it('a key on a lease of ours that a forward clock step makes look short is moved only onto one that reaches it on both scales', async () => {
+    // The key's lease (granted before the step) lasts 30 s on the steady scale; the pool's lease for this call was
+    // granted after a 12 s step: later on the lease-clock scale, yet 10 s shorter in real time.
+    const before: PooledLease = { id: '1100', notBefore: 11_000, steadyNotBefore: 30_000 };
+    const afterStep: PooledLease = { id: '1900', notBefore: 27_000, steadyNotBefore: 20_000 };
+    const reaching: unknown[] = [];
+    const { sent, refresh, backend } = backendAnswering([{ succeeded: true }], () => afterStep);
+    backend.parts.pool.record = (id: string) => (id === before.id ? before : undefined);
+    backend.parts.pool.leaseReaching = (need) => {
+      reaching.push(need);
+      return { id: '1950', ...need };
+    };
+    expect(await refresh({ revision: '41', lease: before.id })).toEqual({ kind: 'written', revision: '51' });
+    expect(reaching).toEqual([{ notBefore: 15_000, steadyNotBefore: 30_000 }]);
+    expect(sent.map(leaseOf)).toEqual(['1950']);
   });
 });

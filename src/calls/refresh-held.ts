@@ -1,8 +1,9 @@
 import type { SubmitOptions } from '../commit/group-committer.js';
-import type { PooledLease } from '../leases/lease-choice.js';
+import { reachAfter, type PooledLease, type Reach } from '../leases/lease-choice.js';
 import { rangeValue, type KeyValue } from '../operations/etcd-txn.js';
 import { readTxn } from '../operations/read-lease.js';
-import { refreshChoice, type HeldVersion, type RefreshOutcome } from '../operations/refresh-own.js';
+import type { HeldVersion, RefreshOutcome } from '../operations/refresh-own.js';
+import { refreshChoice } from './refresh-choice.js';
 import type { AttemptContext } from '../transport/call-runner.js';
 import { POLICY } from '../policy.js';
 import { adoptForeign } from './adopt-foreign.js';
@@ -35,12 +36,12 @@ export function refreshHeld(
   schedule?: StepSchedule,
 ): Promise<RefreshAnswer> {
   if (version === undefined) return refreshSteps(backend, request, attempt, version, operation, schedule, 0);
-  const lease = backend.leaseFor(request.ttlMs, request.sentAt, attempt);
+  const choice = refreshChoice(version.lease, reachAfter(request.sent, request.ttlMs), (id) => backend.ownLease(id));
+  if (choice.kind === 'foreign') return refreshSteps(backend, request, attempt, version, operation, schedule, 0);
+  const lease = choice.kind === 'keep' ? choice.onLease : leaseOf(backend, request, choice.reach, attempt);
   // Waiting for a grant: once it is there (or the call ended, which rejects here), the steps find it in the pool.
   if (lease instanceof Promise) return lease.then(() => refreshSteps(backend, request, attempt, version, operation, schedule, 0));
-  const choice = refreshChoice(version.lease, lease.id, backend.own);
-  if (choice === 'foreign') return refreshSteps(backend, request, attempt, version, operation, schedule, 0);
-  return refreshVersion(backend, request, attempt, version, lease, choice === 'keep', schedule?.(true)).then((outcome) =>
+  return refreshVersion(backend, request, attempt, version, lease, choice.kind === 'keep', schedule?.(true)).then((outcome) =>
     outcome.kind === 'moved' ? refreshSteps(backend, request, attempt, versionOf(outcome.kv), operation, schedule, 1) : outcome,
   );
 }
@@ -54,7 +55,8 @@ async function refreshSteps(
   schedule: StepSchedule | undefined,
   firstStep: number,
 ): Promise<RefreshAnswer> {
-  const { etcdKey, keyId, value, ttlMs, sentAt } = request;
+  const { etcdKey, keyId, value, ttlMs, sent } = request;
+  const need = reachAfter(sent, ttlMs);
   let version = start;
   for (let step = firstStep; step < POLICY.maxStepsPerAttempt; step++) {
     const how = schedule?.(step === 0);
@@ -64,25 +66,33 @@ async function refreshSteps(
       version = versionOf(kv);
       continue;
     }
-    const lease = await backend.leaseFor(ttlMs, sentAt, attempt);
-    const choice = refreshChoice(version.lease, lease.id, backend.own);
-    if (choice === 'foreign') {
-      const adopted = await adoptForeign(backend, etcdKey, value, { mod_revision: version.revision, lease: version.lease }, sentAt + ttlMs, lease, attempt);
+    const choice = refreshChoice(version.lease, need, (id) => backend.ownLease(id));
+    if (choice.kind === 'foreign') {
+      const lease = await backend.leaseFor(ttlMs, sent, attempt);
+      const adopted = await adoptForeign(backend, etcdKey, value, { mod_revision: version.revision, lease: version.lease }, need, lease, attempt);
       if (adopted !== undefined) {
-        backend.remember(keyId, value, adopted.revision, sentAt + ttlMs, adopted.onLease, adopted.leaseId);
+        backend.remember(keyId, value, adopted.revision, sent.at + ttlMs, adopted.onLease, adopted.leaseId);
         return { kind: 'written', revision: adopted.revision };
       }
       version = undefined; // the key changed since it was read: read it again
       continue;
     }
-    const outcome = await refreshVersion(backend, request, attempt, version, lease, choice === 'keep', how);
+    const lease = choice.kind === 'keep' ? choice.onLease : await leaseOf(backend, request, choice.reach, attempt);
+    const outcome = await refreshVersion(backend, request, attempt, version, lease, choice.kind === 'keep', how);
     if (outcome.kind !== 'moved') return outcome;
     version = versionOf(outcome.kv);
   }
   throw new KeyChurnError(operation);
 }
 
-/** One pinned refresh of `version` on the call's `lease`; a write is remembered with the lease it left the key on. */
+/** The call's lease when the move must reach `reach`: its own need alone (the common case), or that joined with the key's lease. */
+function leaseOf(backend: LeaseBackend, request: LeaseRequest, reach: Reach, attempt: AttemptContext): PooledLease | Promise<PooledLease> {
+  const need = reachAfter(request.sent, request.ttlMs);
+  if (reach.notBefore === need.notBefore && reach.steadyNotBefore === need.steadyNotBefore) return backend.leaseFor(request.ttlMs, request.sent, attempt);
+  return backend.leaseReaching(reach, attempt);
+}
+
+/** One pinned refresh of `version` on `lease` (kept: the key's own lease of ours); a write is remembered with the lease it left the key on. */
 function refreshVersion(
   backend: LeaseBackend,
   request: LeaseRequest,
@@ -96,8 +106,7 @@ function refreshVersion(
   const txn = backend.ops.renew.txn(etcdKey, value, version, lease.id, keep);
   return backend.commit(etcdKey, txn, attempt, lease, how, keyId).then((answer) => {
     const outcome = backend.ops.renew.decode(answer, value);
-    // Kept: the key stays on its own later lease of ours, whose notBefore is no earlier than `lease`'s.
-    if (outcome.kind === 'written') backend.remember(keyId, value, outcome.revision, request.sentAt + request.ttlMs, lease, keep ? version.lease : lease.id);
+    if (outcome.kind === 'written') backend.remember(keyId, value, outcome.revision, request.sent.at + request.ttlMs, lease, lease.id);
     return outcome;
   });
 }

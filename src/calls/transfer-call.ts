@@ -1,3 +1,4 @@
+import type { ClockMoment } from '../clock/lease-clock.js';
 import { POLICY } from '../policy.js';
 import type { AttemptContext } from '../transport/call-runner.js';
 import { KeyChurnError } from './key-churn.js';
@@ -10,7 +11,7 @@ interface TransferRequest {
   readonly from: Buffer;
   readonly to: Buffer;
   readonly ttlMs: number;
-  readonly sentAt: number;
+  readonly sent: ClockMoment;
 }
 
 /**
@@ -29,9 +30,9 @@ export class TransferCall {
 
   async attempt(attempt: AttemptContext): Promise<boolean> {
     const { backend } = this;
-    const { etcdKey, keyId, from, to, ttlMs, sentAt } = this.request;
+    const { etcdKey, keyId, from, to, ttlMs, sent } = this.request;
     for (let step = 0; step < POLICY.maxStepsPerAttempt; step++) {
-      const lease = await backend.leaseFor(ttlMs, sentAt, attempt);
+      const lease = await backend.leaseFor(ttlMs, sent, attempt);
       const txn = backend.ops.transfer.txn(etcdKey, from, this.fromRevision, to, lease.id);
       const outcome = backend.ops.transfer.decode(await backend.commit(etcdKey, txn, attempt, lease), from, to);
       if (outcome.kind === 'from-elsewhere') {
@@ -42,13 +43,13 @@ export class TransferCall {
       }
       if (outcome.kind === 'written') {
         backend.tenures.forget(keyId, from);
-        backend.remember(keyId, to, outcome.revision, sentAt + ttlMs, lease, lease.id);
+        backend.remember(keyId, to, outcome.revision, sent.at + ttlMs, lease, lease.id);
         return true;
       }
       if (outcome.kind === 'to-holds') {
         // An earlier attempt of this transfer committed: refresh `to`'s version for this call's ttl.
         const version = { revision: outcome.kv.mod_revision, lease: outcome.kv.lease };
-        const refreshed = await refreshHeld(backend, { etcdKey, keyId, value: to, ttlMs, sentAt }, attempt, version, 'transferLease');
+        const refreshed = await refreshHeld(backend, { etcdKey, keyId, value: to, ttlMs, sent }, attempt, version, 'transferLease');
         if (refreshed.kind === 'written') {
           backend.tenures.forget(keyId, from);
           return true;

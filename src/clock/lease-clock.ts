@@ -1,6 +1,14 @@
 import { POLICY } from '../policy.js';
 import { SYSTEM_CLOCK, type ClockSource } from './clock-source.js';
 
+/** One moment read on both of the LeaseClock's scales. */
+export interface ClockMoment {
+  /** LeaseClock ms: never slower than real time. */
+  readonly at: number;
+  /** Steady ms: never faster than real time. */
+  readonly steady: number;
+}
+
 /**
  * Elapsed time that never runs slower than real time, for everything the provider promises about TTLs.
  *
@@ -11,12 +19,18 @@ import { SYSTEM_CLOCK, type ClockSource } from './clock-source.js';
  * wall step, a pooled lease looks older than it is (a new lease is granted: wasteful, never unsafe), and a held
  * lease's window looks over when it is not (the handle asks etcd before it believes that: see `jumpedMs`).
  *
+ * It keeps a second scale beside it, `steady`: the monotonic clock's advances alone, which never run faster than real
+ * time (a wall-clock step, either way, is not counted; a suspend is not counted either). A lease must outlast a
+ * call's need on both scales (leases/lease-choice.ts): the lease-clock scale protects across a suspend, the steady one
+ * across a forward step — the process cannot tell the two apart, so it guards against both.
+ *
  * Values start near 0 at construction and are comparable only with readings of the same instance.
  */
 export class LeaseClock {
   private lastMonotonic: number;
   private lastWall: number;
   private value = 0;
+  private steadyValue = 0;
   private jumped = 0;
   private readonly jumpListeners = new Set<(jumpMs: number) => void>();
   private ticker: NodeJS.Timeout | undefined;
@@ -39,12 +53,27 @@ export class LeaseClock {
     this.lastWall = wall;
     const advance = Math.max(0, byMonotonic, byWall);
     this.value += advance;
+    this.steadyValue += Math.max(0, byMonotonic);
     const jump = byWall - Math.max(0, byMonotonic);
     if (jump > POLICY.clockJump.thresholdMs) {
       this.jumped += jump;
       for (const listener of this.jumpListeners) listener(jump);
     }
     return this.value;
+  }
+
+  /**
+   * The steady scale as of the last reading (`now()`): read it right after `now()` for the pair of one moment.
+   * It never runs faster than real time, so the time it says passed between two readings did pass at least.
+   */
+  get steady(): number {
+    return this.steadyValue;
+  }
+
+  /** One reading on both scales. */
+  moment(): ClockMoment {
+    const at = this.now();
+    return { at, steady: this.steady };
   }
 
   /**

@@ -94,7 +94,7 @@ export class EtcdCore {
     const { logger } = this.options;
     const context = { client, runner, clock, logger, budget: () => this.budget() };
     return new LeasePool(
-      (ttlSeconds, id, notBefore) => grantPooledLease(context, ttlSeconds, id, notBefore),
+      (ttlSeconds, id, claims) => grantPooledLease(context, ttlSeconds, id, claims),
       bucketMs,
       clock,
       ids,

@@ -45,13 +45,16 @@ function etcdAnswering(grants: Array<Error | undefined>, ttl: { TTL: string; gra
   return { context, asked };
 }
 
+/** What a lease granted when the clock read 0 claims, on both scales (they agree: the test clock does not move). */
+const claim = (ms: number) => ({ notBefore: ms, steadyNotBefore: ms });
+
 const failure = (p: Promise<unknown>) => p.then(() => undefined, (error: unknown) => error);
 
 describe('granting a pooled lease under a chosen id', () => {
   it('"already exists" on the first attempt means taken: another holder of the id, never adopted', async () => {
     // The other holder's lease has plenty of TTL left: it still is not ours to vouch for.
     const { context, asked } = etcdAnswering([leaseExists()], { TTL: '60', grantedTTL: '60' });
-    const error = await failure(grantPooledLease(context, 11, ID, 11_000));
+    const error = await failure(grantPooledLease(context, 11, ID, claim(11_000)));
     expect(error).toBeInstanceOf(LeaseIdTakenError);
     expect(isLeaseError(error) && error.code).toBe('ELEASE_UNAVAILABLE');
     expect(asked).toEqual(['grant']);
@@ -60,12 +63,12 @@ describe('granting a pooled lease under a chosen id', () => {
   it('a grant for less than asked is refused as taken (its id would claim more than the lease has), coded', async () => {
     const { context } = etcdAnswering([], { TTL: '0', grantedTTL: '0' });
     context.client.leaseClient.leaseGrant = (async () => ({ TTL: '5', ID })) as never;
-    expect(await failure(grantPooledLease(context, 11, ID, 11_000))).toBeInstanceOf(LeaseIdTakenError);
+    expect(await failure(grantPooledLease(context, 11, ID, claim(11_000)))).toBeInstanceOf(LeaseIdTakenError);
   });
 
   it('on a retry, adopts the lease when its remaining TTL, counted from when it was asked, covers notBefore', async () => {
     const { context, asked } = etcdAnswering([new GRPCDeadlineExceededError('timed out'), leaseExists()], { TTL: '11', grantedTTL: '11' });
-    await expect(grantPooledLease(context, 11, ID, 11_000)).resolves.toBeUndefined();
+    await expect(grantPooledLease(context, 11, ID, claim(11_000))).resolves.toBeUndefined();
     expect(asked).toEqual(['grant', 'grant', 'ttl']);
   });
 
@@ -77,7 +80,7 @@ describe('granting a pooled lease under a chosen id', () => {
     ['a lease that is gone by the time its TTL is read', '-1', '0', 11_000],
   ])('on a retry, refuses %s', async (_what, TTL, grantedTTL, notBefore) => {
     const { context } = etcdAnswering([new GRPCDeadlineExceededError('timed out'), leaseExists()], { TTL, grantedTTL });
-    expect(await failure(grantPooledLease(context, 11, ID, notBefore))).toBeInstanceOf(LeaseIdTakenError);
+    expect(await failure(grantPooledLease(context, 11, ID, claim(notBefore)))).toBeInstanceOf(LeaseIdTakenError);
   });
 
   it('a call whose pooled grants find every id taken tries again, and fails coded at its deadline, never with an internal error', async () => {
@@ -87,12 +90,12 @@ describe('granting a pooled lease under a chosen id', () => {
     const { context, asked } = etcdAnswering(taken(), { TTL: '-1', grantedTTL: '0' });
     const raw = { monotonic: 0, wall: Date.UTC(2026, 0, 1) };
     const clock = new LeaseClock({ monotonic: () => raw.monotonic, wall: () => raw.wall });
-    const pool = new LeasePool((ttl, id, notBefore) => grantPooledLease({ ...context, clock }, ttl, id, notBefore), 1000, clock, new LeaseIdSpace(clock.wallOrigin, 4242));
+    const pool = new LeasePool((ttl, id, claims) => grantPooledLease({ ...context, clock }, ttl, id, claims), 1000, clock, new LeaseIdSpace(clock.wallOrigin, 4242));
     const error = await failure(
       context.runner.run('renewLease', { deadlineMs: 300 }, async () => {
         raw.monotonic += 20; // each attempt of the call a little later: a new grant, fresh ids
         raw.wall += 20;
-        return pool.leaseFor(5_000, clock.now());
+        return pool.leaseFor(5_000, clock.moment());
       }),
     );
     expect(isLeaseError(error) && error.code).toBe('ELEASE_UNAVAILABLE');

@@ -4,6 +4,7 @@ import type { LeaseLogger } from '../config/options.js';
 import { LeaseIdTakenError } from '../errors/lease-id-taken.js';
 import type { CallBudget, CallRunner } from '../transport/call-runner.js';
 import { ETCD_RPC_ERROR, etcdDescription } from '../transport/etcd-rpc-error.js';
+import { reaches, type Reach } from './lease-choice.js';
 import { endsNotBefore } from './lease-ttl.js';
 
 interface GrantContext {
@@ -22,10 +23,10 @@ interface GrantContext {
  * - On the grant's first attempt the answer therefore means taken: nothing of ours can have created it.
  * - On a retry it may mean that an earlier attempt committed and only its answer was lost (a slow commit, a cut
  *   link). The lease is adopted only if etcd's remaining TTL, counted from when that question was sent and
- *   truncated as etcd truncates it, covers `notBefore`; then it lasts as long as the id says, whoever granted it.
+ *   truncated as etcd truncates it, reaches what the pool `claims` of it; then it lasts that long, whoever granted it.
  * Otherwise the id is reported as taken (`LeaseIdTakenError`) and the pool tries another one.
  */
-export async function grantPooledLease(context: GrantContext, ttlSeconds: number, id: string, notBefore: number): Promise<void> {
+export async function grantPooledLease(context: GrantContext, ttlSeconds: number, id: string, claims: Reach): Promise<void> {
   const { client, runner, clock, logger } = context;
   let attempt = 0;
   try {
@@ -39,13 +40,13 @@ export async function grantPooledLease(context: GrantContext, ttlSeconds: number
   } catch (error) {
     if (etcdDescription(error) !== ETCD_RPC_ERROR.leaseExists) throw error;
     if (attempt === 0) throw new LeaseIdTakenError(id, 'etcd already knows it, and no earlier attempt of this grant was sent');
-    const askedAt = clock.now();
+    const asked = clock.moment();
     const ttl = await runner.read('leaseTimeToLive', context.budget(), ({ deadline }) => client.leaseClient.leaseTimeToLive({ ID: id }, { deadline }));
-    const answer = { ttlSeconds: Number(ttl.TTL), grantedSeconds: Number(ttl.grantedTTL), askedAt, answeredAt: clock.now() };
+    const answer = { ttlSeconds: Number(ttl.TTL), grantedSeconds: Number(ttl.grantedTTL), asked, answered: clock.moment() };
     const lastsUntil = endsNotBefore(answer);
-    if (lastsUntil === undefined || lastsUntil < notBefore) {
+    if (lastsUntil === undefined || !reaches(lastsUntil, claims)) {
       throw new LeaseIdTakenError(id, `the lease under it cannot be shown to last as long as the id says (etcd: ${ttl.TTL} s left of ${ttl.grantedTTL} s)`);
     }
-    logger.debug?.('pooled lease was granted by an earlier attempt', { id, notBefore, lastsUntil });
+    logger.debug?.('pooled lease was granted by an earlier attempt', { id, claims, lastsUntil });
   }
 }

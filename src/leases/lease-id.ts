@@ -8,12 +8,12 @@ import { randomInt } from 'node:crypto';
  *   bits 62–37  tag: 26 random bits per provider instance, so its ids form one contiguous range of its own
  *   bits 36–0   notBefore: the earliest moment the lease may expire, in whole units of 16 ms, rounded down
  *
- * Inside one provider, a larger id therefore never means an earlier expiry (rounding down keeps that order, and
- * two leases of one unit get two ids: the pool never asks for one twice). That turns "never move a key to a
- * lease that ends earlier than the one it is on" into a comparison of ids: a refresh names the exact version of the
- * key it decided on, whose lease is known, and moves the key only when that lease's id is in our range and no larger
- * than the call's (see operations/refresh-own.ts). Ids of other providers (other tags) and of other programs fall
- * outside the range and are handled by reading their TTL (provider slow path).
+ * Inside one provider, ids never repeat (rounding down keeps their order, and two leases of one unit get two ids: the
+ * pool never asks for one twice). An id alone does not decide where a refresh leaves a key, though: it is one
+ * LeaseClock reading, and a forward wall-clock step between two grants puts the later one's id far above the earlier
+ * one's whatever their real ends. A refresh compares what the pool recorded of both leases on both of the clock's
+ * scales (calls/refresh-choice.ts); an id of ours the pool holds no record of is read like a foreign one (its TTL).
+ *
  *
  * Why 16 ms units: 37 bits of them span as long as 41 bits of milliseconds (until 2093) and leave 26 bits for the
  * tag, so two of N live providers share a tag with probability ≈ N²/2²⁷ (0.0075 % for 100, 0.75 % for 1 000)

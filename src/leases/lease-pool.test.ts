@@ -18,6 +18,9 @@ function fakeClock() {
     suspend: (ms: number) => {
       raw.wall += ms; // the monotonic clock stands still while the machine sleeps
     },
+    stepWall: (ms: number) => {
+      raw.wall += ms; // NTP or an operator: no time passed (the process cannot tell this from a suspend)
+    },
   };
 }
 
@@ -31,7 +34,7 @@ describe('lease pool', () => {
     const t = fakeClock();
     let grants = 0;
     const { pool } = poolWith(t, async () => void grants++);
-    const leases = await Promise.all(Array.from({ length: 50 }, () => pool.leaseFor(15_000, t.now())));
+    const leases = await Promise.all(Array.from({ length: 50 }, () => pool.leaseFor(15_000, t.clock.moment())));
     expect(new Set(leases.map((l) => l.id)).size).toBe(1);
     expect(grants).toBe(1);
   });
@@ -41,7 +44,7 @@ describe('lease pool', () => {
     let grants = 0;
     const { pool } = poolWith(t, async () => void grants++);
     for (let i = 0; i < 20_000; i++) {
-      await pool.leaseFor(15_000, t.now());
+      await pool.leaseFor(15_000, t.clock.moment());
       t.advance(3); // 20k calls over 60 s
     }
     // successors are spaced one bucket apart: about one grant per bucket of elapsed time (60 s / 1 s),
@@ -53,9 +56,9 @@ describe('lease pool', () => {
   it("mints ids that encode each lease's notBefore, so a later-expiring lease has a larger id", async () => {
     const t = fakeClock();
     const { pool, ids } = poolWith(t);
-    const first = await pool.leaseFor(5_000, t.now());
+    const first = await pool.leaseFor(5_000, t.clock.moment());
     t.advance(2_500);
-    const second = await pool.leaseFor(5_000, t.now());
+    const second = await pool.leaseFor(5_000, t.clock.moment());
     expect(second.id).not.toBe(first.id);
     expect(BigInt(second.id) > BigInt(first.id)).toBe(true);
     expect(ids.notBeforeOf(first.id)).toBe(first.notBefore);
@@ -67,7 +70,7 @@ describe('lease pool', () => {
     let grants = 0;
     const { pool } = poolWith(t, async () => void grants++); // whatever the server chose, the request's TTL is the bound
     for (let i = 0; i < 40; i++) {
-      await pool.leaseFor(100, t.now());
+      await pool.leaseFor(100, t.clock.moment());
       t.advance(10);
     }
     expect(grants).toBeLessThanOrEqual(2);
@@ -76,13 +79,13 @@ describe('lease pool', () => {
   it('after a suspend, no longer hands out leases that only looked alive on the stopped monotonic clock', async () => {
     const t = fakeClock();
     const granted: number[] = [];
-    const { pool } = poolWith(t, async (_ttl, _id, notBefore) => void granted.push(notBefore));
-    const before = await pool.leaseFor(6_000, t.now());
+    const { pool } = poolWith(t, async (_ttl, _id, claims) => void granted.push(claims.notBefore));
+    const before = await pool.leaseFor(6_000, t.clock.moment());
     t.suspend(4_000);
-    const sentAt = t.now();
-    const after = await pool.leaseFor(6_000, sentAt);
+    const sent = t.clock.moment();
+    const after = await pool.leaseFor(6_000, sent);
     expect(after.id).not.toBe(before.id);
-    expect(after.notBefore).toBeGreaterThanOrEqual(sentAt + 6_000);
+    expect(after.notBefore).toBeGreaterThanOrEqual(sent.at + 6_000);
   });
 
   it('tries the next lower id when etcd already knows the chosen one', async () => {
@@ -92,7 +95,7 @@ describe('lease pool', () => {
       tried.push(id);
       if (tried.length === 1) throw new LeaseIdTakenError(id, 'test');
     });
-    const lease = await pool.leaseFor(5_000, t.now());
+    const lease = await pool.leaseFor(5_000, t.clock.moment());
     expect(tried).toHaveLength(2);
     expect(BigInt(tried[1]!)).toBe(BigInt(tried[0]!) - 1n);
     expect(lease.id).toBe(tried[1]);
@@ -101,12 +104,13 @@ describe('lease pool', () => {
   it('out of ids, rejects with a coded, retryable error, having never tried one below the need', async () => {
     const t = fakeClock();
     const claims: number[] = [];
-    const { pool } = poolWith(t, async (_ttl, id, notBefore) => {
-      claims.push(notBefore);
+    const { pool } = poolWith(t, async (_ttl, id, claimed) => {
+      claims.push(claimed.notBefore);
       throw new LeaseIdTakenError(id, 'test');
     });
-    const need = t.now() + 5_000;
-    const failure = await Promise.resolve(pool.leaseFor(5_000, t.now())).catch((error: unknown) => error);
+    const sent = t.clock.moment();
+    const need = sent.at + 5_000;
+    const failure = await Promise.resolve(pool.leaseFor(5_000, sent)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LeaseIdTakenError);
     expect(isLeaseError(failure) && [failure.code, failure.retryable]).toEqual(['ELEASE_UNAVAILABLE', true]);
     expect(claims.length).toBeGreaterThan(1);
@@ -120,14 +124,14 @@ describe('lease pool', () => {
     const { pool } = poolWith(t, async (_ttl, id) => {
       if (++grants <= 7) throw new LeaseIdTakenError(id, 'test');
     });
-    const starter = pool.leaseFor(5_000, t.now());
+    const starter = pool.leaseFor(5_000, t.clock.moment());
     t.advance(900); // joins the same grant: its need lies within a bucket below the grant's notBefore
-    const sentAt = t.now();
-    const joiner = pool.leaseFor(5_000, sentAt);
+    const sent = t.clock.moment();
+    const joiner = pool.leaseFor(5_000, sent);
     expect(grants).toBe(1); // both wait for the one grant
     const [a, b] = await Promise.all([starter, joiner]);
     expect(a.notBefore).toBeGreaterThanOrEqual(5_000);
-    expect(b.notBefore).toBeGreaterThanOrEqual(sentAt + 5_000);
+    expect(b.notBefore).toBeGreaterThanOrEqual(sent.at + 5_000);
     expect(b.id).not.toBe(a.id);
   });
 
@@ -135,9 +139,9 @@ describe('lease pool', () => {
     const t = fakeClock();
     const ids: string[] = [];
     const { pool } = poolWith(t, async (_ttl, id) => void ids.push(id));
-    await pool.leaseFor(5_000, t.now());
+    await pool.leaseFor(5_000, t.clock.moment());
     pool.invalidate(ids[0]!);
-    await pool.leaseFor(5_000, t.now());
+    await pool.leaseFor(5_000, t.clock.moment());
     expect(ids).toHaveLength(2);
     expect(new Set(ids).size).toBe(2);
   });
@@ -145,10 +149,10 @@ describe('lease pool', () => {
   it('forgets an invalidated lease and grants a new one', async () => {
     const t = fakeClock();
     const { pool } = poolWith(t);
-    const first = await pool.leaseFor(5000, t.now());
+    const first = await pool.leaseFor(5000, t.clock.moment());
     pool.invalidate(first.id);
     t.advance(1);
-    expect((await pool.leaseFor(5000, t.now())).id).not.toBe(first.id);
+    expect((await pool.leaseFor(5000, t.clock.moment())).id).not.toBe(first.id);
   });
 
   it('a failed grant rejects its waiters and the next call tries again', async () => {
@@ -157,7 +161,33 @@ describe('lease pool', () => {
     const { pool } = poolWith(t, async () => {
       if (++calls === 1) throw new Error('no quorum');
     });
-    await expect(pool.leaseFor(5000, t.now())).rejects.toThrow('no quorum');
-    await expect(pool.leaseFor(5000, t.now())).resolves.toBeDefined();
+    await expect(pool.leaseFor(5000, t.clock.moment())).rejects.toThrow('no quorum');
+    await expect(pool.leaseFor(5000, t.clock.moment())).resolves.toBeDefined();
+  });
+
+  it('a forward wall-clock step between a call and its grant does not shorten the lease: it is sized on the steady scale', async () => {
+    const t = fakeClock();
+    const ttls: number[] = [];
+    const { pool } = poolWith(t, async (ttl) => void ttls.push(ttl));
+    await pool.leaseFor(6_000, t.clock.moment()); // a lease granted before the step
+    const sent = t.clock.moment();
+    t.advance(500); // the call waits (a retry, its turn on the key)
+    t.stepWall(12_000);
+    const lease = await pool.leaseFor(6_000, sent);
+    // Only 500 ms really passed: the lease must still last 5.5 s from its grant, not 6 − 12.5 s (1 s, the floor).
+    expect(ttls.at(-1)).toBeGreaterThanOrEqual(6);
+    expect(lease.steadyNotBefore).toBeGreaterThanOrEqual(sent.steady + 6_000);
+    expect(lease.notBefore).toBeGreaterThanOrEqual(sent.at + 6_000);
+  });
+
+  it('keeps a record of every lease it granted, on both scales, for as long as a key can be on it', async () => {
+    const t = fakeClock();
+    const { pool } = poolWith(t);
+    const lease = await pool.leaseFor(5_000, t.clock.moment());
+    expect(pool.record(lease.id)).toEqual(lease);
+    expect(pool.record('12345')).toBeUndefined();
+    t.advance(30_000);
+    await pool.leaseFor(5_000, t.clock.moment()); // grants again, and forgets what no key can be on any more
+    expect(pool.record(lease.id)).toBeUndefined();
   });
 });

@@ -5,33 +5,35 @@ import { endsNotBefore, isPlausible, reliedOnUntil, type TimeToLiveAnswer } from
 
 const PLACEHOLDER_S = 9_223_372_036; // what etcd before 3.4.32 / 3.5.14 answers on a just-elected leader
 
+// Both scales agree here (no step, no suspend): the bounds are read on the lease-clock one.
 const answer = (ttlSeconds: number, grantedSeconds: number, askedAt = 1_000, answeredAt = 1_040): TimeToLiveAnswer => ({
   ttlSeconds,
   grantedSeconds,
-  askedAt,
-  answeredAt,
+  asked: { at: askedAt, steady: askedAt },
+  answered: { at: answeredAt, steady: answeredAt },
 });
+const onClock = (reach: { notBefore: number } | undefined) => reach?.notBefore;
 
 describe('what a LeaseTimeToLive answer proves', () => {
   it("treats a just-elected leader's placeholder, and anything past the granted TTL plus the margin, as unknown", () => {
     expect(isPlausible(answer(PLACEHOLDER_S, 15))).toBe(false);
     expect(isPlausible(answer(15 + POLICY.ttlAnswerMarginS + 1, 15))).toBe(false);
     expect(isPlausible(answer(15 + 1, 15))).toBe(true); // a new leader's election-timeout extension
-    expect(endsNotBefore(answer(PLACEHOLDER_S, 15))).toBeUndefined();
+    expect(onClock(endsNotBefore(answer(PLACEHOLDER_S, 15)))).toBeUndefined();
   });
 
   it('lower bound for keeping a key on it: whole seconds counted from when the question was sent', () => {
-    expect(endsNotBefore(answer(7, 15))).toBe(1_000 + 7_000);
-    expect(endsNotBefore(answer(0, 15))).toBe(1_000); // under a second left
-    expect(endsNotBefore(answer(-1, 0))).toBeUndefined(); // etcd does not know it
+    expect(onClock(endsNotBefore(answer(7, 15)))).toBe(1_000 + 7_000);
+    expect(onClock(endsNotBefore(answer(0, 15)))).toBe(1_000); // under a second left
+    expect(onClock(endsNotBefore(answer(-1, 0)))).toBeUndefined(); // etcd does not know it
   });
 
   it('upper bound of what anyone relies on: one more second than the truncated answer, counted from its arrival', () => {
-    expect(reliedOnUntil(answer(7, 15))).toBe(1_040 + 8_000);
+    expect(onClock(reliedOnUntil(answer(7, 15)))).toBe(1_040 + 8_000);
     // after a leader change the lease can have more than its granted TTL left; nobody relies on that part
-    expect(reliedOnUntil(answer(15 + POLICY.ttlAnswerMarginS, 15))).toBe(1_040 + (15 + POLICY.ttlAnswerMarginS) * 1000);
-    expect(reliedOnUntil(answer(PLACEHOLDER_S, 15))).toBeUndefined();
-    expect(reliedOnUntil(answer(-1, 0))).toBe(1_040);
+    expect(onClock(reliedOnUntil(answer(15 + POLICY.ttlAnswerMarginS, 15)))).toBe(1_040 + (15 + POLICY.ttlAnswerMarginS) * 1000);
+    expect(onClock(reliedOnUntil(answer(PLACEHOLDER_S, 15)))).toBeUndefined();
+    expect(onClock(reliedOnUntil(answer(-1, 0)))).toBe(1_040);
   });
 
   it('for any lease life the answer is consistent with, the two bounds enclose it', () => {
@@ -49,8 +51,8 @@ describe('what a LeaseTimeToLive answer proves', () => {
           const remainingMs = Math.floor(left * granted * 1000);
           const end = computedAt + remainingMs;
           const a = answer(Math.trunc(remainingMs / 1000), granted, askedAt, answeredAt);
-          expect(endsNotBefore(a)!).toBeLessThanOrEqual(end);
-          expect(reliedOnUntil(a)!).toBeGreaterThan(end);
+          expect(onClock(endsNotBefore(a))!).toBeLessThanOrEqual(end);
+          expect(onClock(reliedOnUntil(a))!).toBeGreaterThan(end);
         },
       ),
     );

@@ -5,14 +5,13 @@ import { decodeAdopt, keepLeaseTxn, moveLeaseTxn } from './adopt-lease.js';
 import { decodeDeleteRevision, deleteRevisionTxn } from './delete-revision.js';
 import type { KeyValue, ResponseOp, TxnOutcome } from './etcd-txn.js';
 import { decodeRead, readTxn } from './read-lease.js';
-import { compareIds, decodeRefresh, refreshChoice, refreshTxn } from './refresh-own.js';
+import { decodeRefresh, refreshTxn } from './refresh-own.js';
 import { decodeRelease, releaseTxn } from './release.js';
 import { decodeTransfer, transferTxn } from './transfer.js';
 
 const key = Buffer.from('p/res\u0000thr', 'utf8');
 const A = Buffer.from('A');
 const B = Buffer.from('B');
-const own = { lowest: '1000', highest: '1999' };
 const kv = (value: Buffer, extra: Partial<KeyValue> = {}): KeyValue => ({
   key,
   value,
@@ -27,14 +26,6 @@ const readAnswer = (found?: KeyValue): ResponseOp[] => [{ response_range: { kvs:
 
 describe('refresh of a key we hold: one exact version, never onto an earlier-ending lease', () => {
   const version = { revision: '41', lease: '1200' };
-
-  it('moves the key from one of our leases with an id no larger, keeps it on a larger one, and calls anything else foreign', () => {
-    expect(refreshChoice('1200', '1500', own)).toBe('move');
-    expect(refreshChoice('1500', '1500', own)).toBe('move');
-    expect(refreshChoice('1501', '1500', own)).toBe('keep');
-    expect(refreshChoice('1999', '1500', own)).toBe('keep');
-    for (const foreign of ['0', '999', '2000', '7587871234567890123', '-5']) expect(refreshChoice(foreign, '1500', own)).toBe('foreign');
-  });
 
   it('writes only while the key is still that version (value and mod revision), on the call\u2019s lease or keeping its own', () => {
     const move = refreshTxn(key, A, version, '1500', false);
@@ -54,14 +45,6 @@ describe('refresh of a key we hold: one exact version, never onto an earlier-end
     expect(decodeRefresh(outcome({ responses: readAnswer(later) }), A)).toEqual({ kind: 'moved', kv: later });
     expect(decodeRefresh(outcome({ responses: readAnswer(kv(B)) }), A)).toEqual({ kind: 'not-held', kv: kv(B) });
     expect(decodeRefresh(outcome({ responses: readAnswer() }), A)).toEqual({ kind: 'not-held' });
-  });
-
-  it('orders int64 ids given as decimal strings', () => {
-    expect(compareIds('999', '1000')).toBeLessThan(0);
-    expect(compareIds('7587871234567890123', '7587871234567890122')).toBeGreaterThan(0);
-    expect(compareIds('1500', '1500')).toBe(0);
-    expect(compareIds('-1', '0')).toBeLessThan(0);
-    expect(compareIds('-10', '-9')).toBeLessThan(0);
   });
 });
 

@@ -1,11 +1,5 @@
 import { modIs, put, putKeepingLease, rangeValue, read, valueIs, type KeyValue, type TxnOutcome, type TxnRequest } from './etcd-txn.js';
 
-/** The contiguous range of lease ids this provider mints (see leases/lease-id.ts). */
-export interface OwnLeaseIds {
-  readonly lowest: string;
-  readonly highest: string;
-}
-
 /**
  * One version of a key that holds the caller's value, as the provider knows it: the mod revision of the write that
  * made it (the provider's own last write, or one it read) and the etcd lease it is on since that write.
@@ -13,23 +7,6 @@ export interface OwnLeaseIds {
 export interface HeldVersion {
   readonly revision: string;
   readonly lease: string;
-}
-
-/**
- * Where a refresh of `version` may leave the key for a call whose lease is `lease` (an id of ours):
- * - `move`: `version` is on one of our leases with an id ≤ `lease`, which therefore ends no later: put the key on
- *   `lease`;
- * - `keep`: on one of our leases with a larger id, which lives long enough for this call already: write the value
- *   but leave the lease (`ignore_lease`), so the call still commits a write of its own — its revision is the fencing
- *   token, and a late revision-guarded release of an earlier tenure can no longer match;
- * - `foreign`: no lease, or one we did not mint (another provider instance or program): its id says nothing about
- *   its end, so the provider reads its TTL first (calls/adopt-foreign.ts).
- * Our ids grow with their lease's earliest end (leases/lease-id.ts), so this never moves a key onto a lease that ends
- * earlier than the one it is on.
- */
-export function refreshChoice(versionLease: string, lease: string, own: OwnLeaseIds): 'move' | 'keep' | 'foreign' {
-  if (compareIds(versionLease, own.lowest) < 0 || compareIds(versionLease, own.highest) > 0) return 'foreign';
-  return compareIds(versionLease, lease) <= 0 ? 'move' : 'keep';
 }
 
 /** How a refresh of one version ended. */
@@ -47,7 +24,7 @@ export type RefreshOutcome =
  *     If (VALUE == value AND MOD == version.revision)  put(value, lease)   -- or put(value, ignore_lease) to keep
  *     Else  range(key)
  *
- * The caller chose move or keep from that version's lease (`refreshChoice`), and the compare pins the write to that
+ * The caller chose move or keep from that version's lease (calls/refresh-choice.ts), and the compare pins the write to that
  * very version: its value and the lease it is on cannot have changed without a write, and any write changes the mod
  * revision. So the choice is as good as made inside etcd, and an attempt that lands late or out of order — a renew
  * held in a cut link, an older call's retry — finds a newer version and writes nothing: no attempt, however late,
@@ -72,14 +49,4 @@ export function decodeRefresh(outcome: TxnOutcome, value: Buffer): RefreshOutcom
   const kv = rangeValue(outcome);
   if (kv === undefined) return { kind: 'not-held' };
   return kv.value.equals(value) ? { kind: 'moved', kv } : { kind: 'not-held', kv };
-}
-
-/** Orders two int64 ids given as decimal strings (etcd3 carries them so); a negative id sorts below every other. */
-export function compareIds(a: string, b: string): number {
-  const aNegative = a.charCodeAt(0) === 45; // '-'
-  const bNegative = b.charCodeAt(0) === 45;
-  if (aNegative !== bNegative) return aNegative ? -1 : 1;
-  if (aNegative) return -compareIds(a.slice(1), b.slice(1));
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
 }

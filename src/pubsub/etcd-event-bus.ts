@@ -172,7 +172,7 @@ export class EtcdEventBus {
     const value = encodeEvent(stamped);
     checkEventSize(topic, key, value, this.options.maxEventBytes);
     const deadlineMs = this.core.deadlineOf(options);
-    return this.publisher.publish({ topic, key, value, sentAt: this.core.clock.now(), mode, deadlineMs, signal: options.signal });
+    return this.publisher.publish({ topic, key, value, sent: this.core.clock.moment(), mode, deadlineMs, signal: options.signal });
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { ClockMoment } from '../../clock/lease-clock.js';
 import type { LeaseLogger } from '../../config/options.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
 import { LeaseAbortedError } from '../../errors/aborted.js';
@@ -18,7 +19,7 @@ interface OutgoingEvent {
   key: Buffer;
   value: Buffer;
   /** LeaseClock time of the publish call. */
-  sentAt: number;
+  sent: ClockMoment;
   mode: 'durable' | 'write-behind';
   deadlineMs: number;
   signal?: AbortSignal;
@@ -62,7 +63,7 @@ export class Publisher {
 
   /** Resolves when the event is in etcd (durable) or queued (write-behind; failures are logged and counted). */
   publish(event: OutgoingEvent): Promise<void> {
-    const entry: QueuedEvent = { kind: 'event', key: event.key, value: event.value, sentAt: event.sentAt, mode: event.mode, queuedAt: performance.now() };
+    const entry: QueuedEvent = { kind: 'event', key: event.key, value: event.value, sent: event.sent, mode: event.mode, queuedAt: performance.now() };
     const item = this.enqueue(event.topic, entry, event.deadlineMs);
     if (event.mode === 'write-behind') {
       item.done.catch((error: unknown) => {
@@ -211,9 +212,9 @@ export class Publisher {
     const { core, keys, pool, retentionMs, instruments } = this.deps;
     const keyId = keys.events(topic);
     // Every event must live retentionMs after its own publish call: the latest call decides the lease.
-    const sentAt = Math.max(...events.map((e) => e.sentAt));
+    const sent = { at: Math.max(...events.map((e) => e.sent.at)), steady: Math.max(...events.map((e) => e.sent.steady)) };
     await core.runner.attempts(scope, async (attempt) => {
-      const lease = await this.writes.granted(pool.leaseFor(retentionMs, sentAt), attempt);
+      const lease = await this.writes.granted(pool.leaseFor(retentionMs, sent), attempt);
       return decodePublishBatch(await this.writes.commit(keyId, publishBatchTxn(events, lease.id), attempt, lease.id));
     });
     instruments.events.add(events.length, { direction: 'published' });

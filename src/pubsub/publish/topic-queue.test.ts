@@ -7,7 +7,7 @@ const event = (mode: 'durable' | 'write-behind' = 'durable', queuedAt = 0, bytes
   kind: 'event',
   key: Buffer.from(`k${++seq}`.padEnd(5)),
   value: Buffer.alloc(bytes - 5),
-  sentAt: 0,
+  sent: { at: 0, steady: 0 },
   mode,
   queuedAt,
 });

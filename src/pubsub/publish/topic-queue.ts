@@ -1,10 +1,12 @@
+import type { ClockMoment } from '../../clock/lease-clock.js';
+
 /** One event waiting in its topic's queue. */
 export interface QueuedEvent {
   readonly kind: 'event';
   readonly key: Buffer;
   readonly value: Buffer;
   /** When `publish` was called, on the LeaseClock: the retention lease is chosen for it. */
-  readonly sentAt: number;
+  readonly sent: ClockMoment;
   readonly mode: 'durable' | 'write-behind';
   /** When it was queued, on the timer clock (performance.now()). */
   readonly queuedAt: number;
