@@ -98,7 +98,11 @@ export class EtcdCore {
       bucketMs,
       clock,
       ids,
-      (error) => logger.warn?.(`background ${what} grant failed`, { error }),
+      // A grant that close() itself cancelled is no failure worth a warning: every process that closes while a
+      // successor lease is on its way would print one.
+      (error) => {
+        if (!this.lifetimeController.signal.aborted) logger.warn?.(`background ${what} grant failed`, { error });
+      },
     );
   }
 

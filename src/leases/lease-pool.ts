@@ -62,7 +62,9 @@ export class LeasePool {
       if (shouldPrefetch(ready, now, ttlMs, this.bucketMs) && !this.hasSuccessor(reachAfter(now, ttlMs + this.bucketMs / 2))) {
         // The successor picks up where `ready` stops fitting, so leases are spaced one bucket apart
         // (granting for `now + ttlMs` would space them half a bucket apart: twice the leases).
-        this.startGrant(later(reachAfter(now, ttlMs), ready)).promise.catch(this.onBackgroundError);
+        this.startGrant(later(reachAfter(now, ttlMs), ready)).promise.catch((error: unknown) => {
+          if (!this.closed) this.onBackgroundError(error); // cancelled by close(): nobody waits for it any more
+        });
       }
       return ready;
     }
