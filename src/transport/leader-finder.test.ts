@@ -94,4 +94,31 @@ describe('leader finder', () => {
     f.observed('6', 5000);
     expect(asked()).toBe(3);
   });
+
+  it("keeps its preference when the leader's own Status times out: the followers name it, and it is found by the id it answered with before", async () => {
+    let leaderAnswers = true;
+    let term = '3';
+    const { f, admitted, settle } = finder({ a: () => status('11', '12', term), b: () => (leaderAnswers ? status('12', '12', term) : undefined), c: () => status('13', '12', term) });
+    f.observed('3', 0);
+    await settle();
+    expect(admitted()).toEqual(['b']);
+    leaderAnswers = false; // busy: its Status runs out of time
+    term = '4'; // an election that b won again
+    f.observed('4', 5000);
+    await settle();
+    expect(admitted()).toEqual(['b']);
+  });
+
+  it('a leader whose Status timed out in its first search is looked for again at the next answer, not only after the next election', async () => {
+    let leaderAnswers = false;
+    const { f, admitted, settle, asked } = finder({ a: () => status('11', '12', '3'), b: () => (leaderAnswers ? status('12', '12', '3') : undefined), c: () => status('13', '12', '3') });
+    f.observed('3', 0);
+    await settle();
+    expect(admitted()).toEqual(ENDPOINTS); // not known yet which endpoint is member 12
+    leaderAnswers = true;
+    f.observed('3', 1000);
+    await settle();
+    expect(asked()).toBe(6);
+    expect(admitted()).toEqual(['b']);
+  });
 });

@@ -21,8 +21,11 @@ interface LeaderFinderOptions {
  * Every answer carries the Raft term of the member that gave it (`observed`); a term above the one the leader is
  * known for means an election happened since, and the finder asks every member for its Status (the leader it knows,
  * its own member id, its term) on the member clients, outside every user call. The answer with the highest term
- * names the leader; a leader that is not one of the endpoints (the client was given some members only) leaves no
- * preference. Nothing is asked before the first answer, and while every member is silent nothing is learned, so an
+ * names the leader, found among the endpoints by the member id each endpoint has answered with (in this search or an
+ * earlier one): the leader's own Status may be the one that timed out — a busy leader answers last — and the
+ * followers' answers still name it. A leader that answered no search yet while some endpoint did not answer leaves no
+ * preference for now and is looked for again at the next answer (at most once per `everyMs`); one that is none of
+ * the endpoints, all of which answered (the client was given some members only), leaves none for the term. Nothing is asked before the first answer, and while every member is silent nothing is learned, so an
  * idle or cut-off client sends nothing. Where etcd refuses Status to this client's user (etcd versions that ask for
  * admin rights), there is no preference, and the finder asks again only after the next election.
  */
@@ -31,6 +34,8 @@ export class LeaderFinder {
   private term = 0;
   private searching = false;
   private lastSearchAt = Number.NEGATIVE_INFINITY;
+  /** Endpoint index of each member id an endpoint has answered Status with. */
+  private readonly indexOf = new Map<string, number>();
 
   constructor(private readonly o: LeaderFinderOptions) {}
 
@@ -66,9 +71,11 @@ export class LeaderFinder {
       }
       return; // an election in progress: a later answer's term asks again
     }
-    const index = answers.findIndex((a) => a?.header.member_id === latest.leader);
-    health.leads(index < 0 ? undefined : index);
-    this.term = Number(latest.raftTerm);
+    answers.forEach((a, i) => a !== undefined && this.indexOf.set(a.header.member_id, i));
+    const index = this.indexOf.get(latest.leader);
+    health.leads(index);
+    // Not found while an endpoint was silent: that one may be the leader; ask again rather than settle the term.
+    if (index !== undefined || answers.every((a) => a !== undefined)) this.term = Number(latest.raftTerm);
   }
 }
 
