@@ -44,7 +44,15 @@ export class EtcdCore {
     this.ownsClient = client === undefined;
     // No network call happens here: etcd3 connects lazily on the first request.
     this.client =
-      client ?? createEtcdClient(userOptions, hosts!, this.options.attemptTimeoutMs, (endpoint, state) => this.observer.circuit(endpoint, state));
+      client ??
+      createEtcdClient(
+        userOptions,
+        hosts!,
+        this.options.attemptTimeoutMs,
+        (endpoint, state) => this.observer.circuit(endpoint, state),
+        // read when a member is probed or ranked, long after construction: the runner's estimate by then
+        () => this.runner.timeouts.baseMs,
+      );
     this.clock = clock ?? new LeaseClock();
     this.runner = new CallRunner(this.options.attemptTimeoutMs, this.options.prefix, this.options.deadlineMs);
     this.committer = new GroupCommitter((request, deadline) => this.sendTxn(request, deadline), {

@@ -36,6 +36,7 @@ export function createEtcdClient(
   hosts: string[],
   attemptTimeoutMs: number,
   onCircuit?: (endpoint: string, state: CircuitState) => void,
+  currentTimeoutMs: () => number = () => attemptTimeoutMs,
 ): Etcd3 {
   const credentials = options.credentials;
   if (credentials !== undefined) checkCredentials(credentials);
@@ -56,7 +57,9 @@ export function createEtcdClient(
   } satisfies Omit<IOptions, 'hosts'>;
   const health = new MemberHealth(
     hosts,
-    { silentAfterMs: attemptTimeoutMs * POLICY.health.silentAfterShare, probeEveryMs: POLICY.health.probeEveryMs },
+    // Judged against the attempt timeout as it is now, not its floor: a cluster slower than the floor would otherwise
+    // have every member silent and every probe time out, and a member marked failed never probed back.
+    { silentAfterMs: () => currentTimeoutMs() * POLICY.health.silentAfterShare, probeEveryMs: POLICY.health.probeEveryMs },
     onCircuit,
   );
   const members = new MemberClients((endpoint) => new Etcd3({ ...connection, hosts: [endpoint], faultHandling: { host: () => noop, global: noop } }));
@@ -64,11 +67,11 @@ export function createEtcdClient(
     health,
     clients: members,
     key: Buffer.from(options.prefix ?? DEFAULTS.prefix),
-    timeoutMs: attemptTimeoutMs,
+    timeoutMs: currentTimeoutMs,
     failures,
     countsAsFailure: isMemberFailure,
   });
-  const leader = new LeaderFinder({ health, clients: members, timeoutMs: attemptTimeoutMs, everyMs: POLICY.health.leaderSearchEveryMs, countsAsFailure: isMemberFailure });
+  const leader = new LeaderFinder({ health, clients: members, timeoutMs: currentTimeoutMs, everyMs: POLICY.health.leaderSearchEveryMs, countsAsFailure: isMemberFailure });
   const gates = hosts.map((endpoint, i) => new MemberGate(i, endpoint, { health, probes, failures, leader, countsAsFailure: isMemberFailure }));
   const unclaimed = [...gates];
   const client = new ProbingEtcd3(

@@ -25,7 +25,7 @@ function finder(answers: Record<string, () => Partial<IStatusResponse> | 'refuse
         close: () => {},
       }) as unknown as Etcd3,
   );
-  const f = new LeaderFinder({ health, clients, timeoutMs: 1000, everyMs: 1000, countsAsFailure: (e) => (e as Error).message === 'no answer' });
+  const f = new LeaderFinder({ health, clients, timeoutMs: () => 1000, everyMs: 1000, countsAsFailure: (e) => (e as Error).message === 'no answer' });
   const admitted = () => ENDPOINTS.filter((_, i) => health.admits(i, 0));
   const settle = () => new Promise((r) => setTimeout(r, 0));
   return { f, health, clients, admitted, settle, asked: () => asked };

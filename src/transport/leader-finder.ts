@@ -5,7 +5,8 @@ import type { MemberHealth } from './member-health.js';
 interface LeaderFinderOptions {
   readonly health: MemberHealth;
   readonly clients: MemberClients;
-  readonly timeoutMs: number;
+  /** A Status call's deadline: the current (adaptive) attempt timeout, which a busy leader may need. */
+  readonly timeoutMs: () => number;
   /** At most one search per this long: an election storm raises the term on every answer. */
   readonly everyMs: number;
   /** Whether an error is a failure of the member (else etcd answered it: a refusal, such as a permission). */
@@ -54,7 +55,7 @@ export class LeaderFinder {
     const answers = await Promise.all(
       health.endpoints.map(async (endpoint) => {
         try {
-          return await clients.of(endpoint)?.maintenance.status({ deadline: Date.now() + timeoutMs });
+          return await clients.of(endpoint)?.maintenance.status({ deadline: Date.now() + timeoutMs() });
         } catch (error) {
           // A member that does not answer says nothing of the leader; its health is the probes' to judge.
           if (!this.o.countsAsFailure(error)) refused++;

@@ -188,4 +188,22 @@ describe('member health', () => {
     h.sent(0, 600);
     expect(admitted(5000)).toEqual(['only']);
   });
+
+  it('judges silence against the current attempt timeout: on a cluster slower than its floor, a member answering at that pace outranks one that answers but cannot serve', () => {
+    const rank = (silentAfterMs: number | (() => number)) => {
+      const h = new MemberHealth(['a', 'b'], { silentAfterMs, probeEveryMs: 1000 });
+      // b is cut off from its peers: its attempt failed, its probe's process step answers, the serving step does not.
+      h.sent(1, 0);
+      h.failed(1, 100);
+      expect(h.dueProbes(100)).toEqual([1]);
+      h.probeFoundAlive(1);
+      h.probeFailed(1, 200, true);
+      // a is healthy, at the cluster's pace: 800 ms per answer, well inside the 2 s attempt timeout it has grown to.
+      h.sent(0, 1000);
+      return ['a', 'b'].filter((_, i) => h.admits(i, 1800));
+    };
+    expect(rank(() => 2000 * 0.5)).toEqual(['a']);
+    // Against the 500 ms floor, the healthy member counts as silent and the one that cannot serve takes the attempts.
+    expect(rank(500 * 0.5)).toEqual(['b']);
+  });
 });

@@ -1,8 +1,12 @@
 import type { CircuitState } from '../config/events.js';
 
 interface MemberHealthSettings {
-  /** A member with requests outstanding that has answered none of them for this long is passed over. */
-  readonly silentAfterMs: number;
+  /**
+   * A member with requests outstanding that has answered none of them for this long is passed over. A function is
+   * read at each ranking: a share of the current (adaptive) attempt timeout, so on a cluster slower than the
+   * timeout's floor a member that answers at the cluster's pace is not taken for a hung one.
+   */
+  readonly silentAfterMs: number | (() => number);
   /** After a failed probe, the next probe of that member waits this long. */
   readonly probeEveryMs: number;
 }
@@ -158,10 +162,15 @@ export class MemberHealth {
   private rank(i: number, now: number): number {
     const m = this.members[i]!;
     const closed = m.circuit === 'closed';
-    const silent = m.unansweredSince !== undefined && now - m.unansweredSince >= this.settings.silentAfterMs;
+    const silent = m.unansweredSince !== undefined && now - m.unansweredSince >= this.silentAfterMs();
     const hangs = !closed && !m.alive ? 2 : silent ? 1 : 0;
     const follows = this.leader === undefined || this.leader === i ? 0 : 1;
     return 4 * hangs + 2 * (closed ? 0 : 1) + follows;
+  }
+
+  private silentAfterMs(): number {
+    const { silentAfterMs } = this.settings;
+    return typeof silentAfterMs === 'number' ? silentAfterMs : silentAfterMs();
   }
 
   private set(i: number, circuit: CircuitState): void {

@@ -9,7 +9,8 @@ interface MemberProbesOptions {
   readonly clients: MemberClients;
   /** The key every probe reads: one the provider may read (its prefix). */
   readonly key: Buffer;
-  readonly timeoutMs: number;
+  /** Each step's deadline: the current (adaptive) attempt timeout, so a member as slow as the cluster is probed back. */
+  readonly timeoutMs: () => number;
   readonly failures: EndpointFailures;
   /** Whether an error is a failure of the member (else it answered). */
   readonly countsAsFailure: (error: unknown) => boolean;
@@ -57,7 +58,7 @@ export class MemberProbes {
   /** One step: whether the member answered (a result, or an error of etcd's own). */
   private async read(client: Etcd3, endpoint: string, serializable: boolean): Promise<boolean> {
     try {
-      await client.kv.range({ key: this.o.key, count_only: true, serializable }, { deadline: Date.now() + this.o.timeoutMs });
+      await client.kv.range({ key: this.o.key, count_only: true, serializable }, { deadline: Date.now() + this.o.timeoutMs() });
     } catch (error) {
       if (this.o.countsAsFailure(error)) {
         if (!this.closed) this.o.failures.failed(endpoint, error);
