@@ -26,15 +26,18 @@ interface PendingGrant {
  * owner that stops renewing loses its key on time and the pool cannot leak server-side leases.
  * Every lease's id encodes its notBefore (see lease-id.ts), so ids never repeat; what a lease reaches on both of the
  * clock's scales is kept beside it (`record`) while a key can be on it, which is what lets a refresh refuse to move a
- * key to a lease that ends earlier (calls/refresh-held.ts).
+ * key to a lease that ends earlier (calls/refresh-choice.ts).
  */
 export class LeasePool {
   private readonly leases = new Map<string, PooledLease>();
   private readonly pending = new Set<PendingGrant>();
   /** Ids this pool has asked etcd for whose leases may still run: a new grant never reuses one of them. */
   private readonly requested = new Map<string, number>();
-  /** Every lease granted, with the LeaseClock time after which no key can be on it any more (a new leader may
-   * extend a lease by its full TTL once): what a refresh needs to know of the lease a key is on. */
+  /**
+   * Every lease granted, with the LeaseClock time after which no key can be on it any more (a new leader may extend a
+   * lease by its full TTL once): what a refresh needs to know of the lease a key is on. A forward step forgets records
+   * early, which only sends a refresh the slow way (the lease's TTL is read, as for a lease of another provider).
+   */
   private readonly records = new Map<string, { lease: PooledLease; until: number }>();
   private closed = false;
   /** Earliest notBefore among `leases`: prune has nothing to do before then (it runs on every lookup). */
@@ -68,7 +71,7 @@ export class LeasePool {
       }
       return ready;
     }
-    return this.granted(need);
+    return this.awaitGrant(need);
   }
 
   /**
@@ -78,7 +81,7 @@ export class LeasePool {
    */
   leaseReaching(need: Reach): PooledLease | Promise<PooledLease> {
     this.prune();
-    return chooseLease(this.leases.values(), need, this.bucketMs) ?? this.granted(need);
+    return chooseLease(this.leases.values(), need, this.bucketMs) ?? this.awaitGrant(need);
   }
 
   /** The lease this pool granted under `id`, while a key can still be on it; undefined for any other id. */
@@ -86,7 +89,7 @@ export class LeasePool {
     return this.records.get(id)?.lease;
   }
 
-  private granted(need: Reach): Promise<PooledLease> {
+  private awaitGrant(need: Reach): Promise<PooledLease> {
     const inFlight = [...this.pending].find((p) => reaches(p.reach, need) && p.reach.steadyNotBefore <= need.steadyNotBefore + this.bucketMs);
     if (inFlight === undefined) return this.startGrant(need).promise;
     // A grant whose id was taken settles on a lower one: it still covers the need it was started for, not
