@@ -5,6 +5,7 @@ import { localCounterTokens } from './broken/local-counter-tokens.js';
 import { realProvider } from './real-provider.js';
 import { renewWithoutOwnerCompare } from './broken/renew-without-owner-compare.js';
 import { shortLease } from './broken/short-lease.js';
+import { stepsCountAsElapsed } from './broken/steps-count-as-elapsed.js';
 import type { ProviderFactory } from './provider-under-test.js';
 
 /** Every provider the chaos workload can run, by the name a worker process is given. */
@@ -16,6 +17,7 @@ export const VARIANTS = {
   'guessing-acquire': guessingAcquire,
   'blind-retry-acquire': blindRetryAcquire,
   'local-counter-tokens': localCounterTokens,
+  'steps-count-as-elapsed': stepsCountAsElapsed,
 } as const satisfies Record<string, ProviderFactory>;
 
 export type VariantName = keyof typeof VARIANTS;
