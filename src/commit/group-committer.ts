@@ -14,7 +14,7 @@ import { ServiceRate } from './service-rate.js';
 import { countedByQuota, quotaCounted, SpaceAlarm, writesKeys } from './space-alarm.js';
 import { Superseded } from './superseded.js';
 import { unstacked } from './unstacked.js';
-import { UrgencyQueue, type Ranked } from './urgency-queue.js';
+import { ReadyQueue, type Sheddable } from './ready-queue.js';
 
 /** Sends one transaction to etcd (one attempt; the caller's policy retries). */
 type SendTxn = (request: TxnRequest, deadline: Date) => Promise<TxnResponse>;
@@ -66,6 +66,11 @@ export interface SubmitOptions {
    * could end. Queued work goes most urgent first. @default now (fresh work goes before renewals with time to spare)
    */
   urgentAt?: number;
+  /**
+   * A renewal of a key whose holder's window is still open (as far as this provider wrote it): shed only after fresh
+   * work, and never while renewals are a small share of the load (ready-queue.ts). @default false
+   */
+  leaseOpen?: boolean;
   /** The call it belongs to, for the errors it may be rejected with. @default 'commit' */
   operation?: string;
   /** The key's identity (`key` as latin1), when the caller has it already: it is computed once per call. */
@@ -79,7 +84,7 @@ const NO_OPTIONS: SubmitOptions = {};
 type Place = 'chained' | 'parked' | 'queued' | 'sent' | 'done';
 
 /** One queued operation and the promise its caller waits on. A class, not closures: one is made per call. */
-class Submission implements Ranked {
+class Submission implements Sheddable {
   resolve!: (outcome: TxnOutcome) => void;
   reject!: (error: unknown) => void;
   /** Withdraws this submission when its attempt is abandoned; undefined without a signal. */
@@ -102,6 +107,8 @@ class Submission implements Ranked {
     /** performance.now() by which it must be sent; -Infinity for an operation that may not wait. */
     public sendBy: number,
     readonly urgentAt: number,
+    /** Renews a lease that is still open (SubmitOptions.leaseOpen). */
+    readonly renewal: boolean,
     readonly seq: number,
     readonly signal: StopSignal | undefined,
     readonly operation: string,
@@ -157,8 +164,10 @@ interface KeyTurn {
 export class GroupCommitter {
   /** Recent submissions per second, for whether a renew's wait can find company. */
   private readonly arrivals = new ArrivalRate();
-  /** Operations to send as soon as a slot is free, most urgent first. */
-  private readonly ready = new UrgencyQueue<Submission>();
+  /** The same, of renewals of open leases only: whether renewals are much of the load (`renewalsMayGo`). */
+  private readonly renewalArrivals = new ArrivalRate();
+  /** Operations to send as soon as a slot is free, most urgent first; shed fresh work first (ready-queue.ts). */
+  private readonly ready = new ReadyQueue<Submission>();
   /** Operations that may still wait, in order of their send-by time. */
   private readonly parked: Submission[] = [];
   /** Per key with an operation pending: the one being handled (queued, parked or sent) and those behind it. */
@@ -227,6 +236,7 @@ export class GroupCommitter {
       mayWaitMs = 0;
     }
     this.arrivals.arrive(now);
+    if (how.leaseOpen === true) this.renewalArrivals.arrive(now);
     const submission = new Submission(
       how.keyId ?? key.toString('latin1'),
       requestBytes(request),
@@ -236,6 +246,7 @@ export class GroupCommitter {
       timeoutMs,
       mayWaitMs > 0 ? now + mayWaitMs : Number.NEGATIVE_INFINITY,
       how.urgentAt ?? now,
+      how.leaseOpen === true,
       this.seq++,
       signal,
       operation,
@@ -279,13 +290,14 @@ export class GroupCommitter {
   }
 
   /**
-   * Whether an operation due at `urgentAt` (performance.now()) would be shed as it came: the queue is at its bound and
-   * holds nothing less urgent. A caller can then be turned away before it costs anything (LeaseBackend.write).
+   * Whether an operation due at `urgentAt` (performance.now()) — `renewal`: renewing a lease still open — would be shed
+   * as it came: the queue is at its bound and holds nothing to shed before it (ready-queue.ts). A caller can then be
+   * turned away before it costs anything (LeaseBackend.write).
    */
-  shedsAt(urgentAt: number): boolean {
+  shedsAt(urgentAt: number, renewal: boolean): boolean {
     if (!this.mightShed() || this.ready.size < this.queueLimit()) return false;
-    const latest = this.ready.peekLatest();
-    return latest === undefined || !(urgentAt < latest.urgentAt);
+    const comer = { urgentAt, renewal, seq: Number.POSITIVE_INFINITY, inQueue: false };
+    return this.ready.shedFirst(comer, this.renewalsMayGo(performance.now())) === comer;
   }
 
   /**
@@ -368,14 +380,25 @@ export class GroupCommitter {
   private enqueue(s: Submission): void {
     s.place = 'queued';
     const limit = this.queueLimit();
+    const renewalsMayGo = this.renewalsMayGo(performance.now());
     while (this.ready.size >= limit) {
-      const latest = this.ready.peekLatest();
-      // Ties go against the newcomer: of equally urgent work, the newest is shed.
-      if (latest === undefined || !(s.urgentAt < latest.urgentAt)) return this.shed(s);
-      this.ready.remove(latest);
-      this.shed(latest);
+      const first = this.ready.shedFirst(s, renewalsMayGo);
+      if (first === undefined) break; // renewals of open leases, few beside the load: admitted past the bound
+      if (first === s) return this.shed(s);
+      this.ready.remove(first);
+      this.shed(first);
     }
     this.ready.push(s);
+  }
+
+  /**
+   * Whether renewals of open leases may be shed at all: only while they are much of the recent load
+   * (POLICY.commit.shedRenewalsFromShare). Beside a flood of fresh work they are few, and shedding them would lose
+   * leases for the sake of work that can simply be asked again.
+   */
+  private renewalsMayGo(now: number): boolean {
+    const all = this.arrivals.expectedWithin(1000, now);
+    return all > 0 && this.renewalArrivals.expectedWithin(1000, now) >= POLICY.commit.shedRenewalsFromShare * all;
   }
 
   /** Rejects a submission that waited (or was about to) as shed, and lets the next operation on its key go. */
@@ -608,8 +631,10 @@ export class GroupCommitter {
       return;
     }
     const answeredAt = performance.now();
+    // A silence is judged by the commit times before this answer: this one may be the first after an election.
+    const silentMs = Math.max(POLICY.commit.silentMinMs, POLICY.commit.silentCommits * (this.limiter.commitMs ?? 0));
     this.limiter.observe(answeredAt - sentAt, answeredAt, saturated);
-    this.service.answered(batch.length, answeredAt);
+    this.service.answered(batch.length, answeredAt, silentMs);
     this.options.onRoundTrip?.(answeredAt - sentAt);
     if (batch[0]!.probe) this.alarm.probeEnded(answeredAt, true);
     if (plain) {
