@@ -153,7 +153,7 @@ interface KeyTurn {
  *   arrives — then every parked one goes, so renewals on their own timers share transactions.
  * - Overload: what waits is sent most urgent first (a renewal by how soon the lease it renews could end, anything
  *   else by its arrival), the transactions in flight adapt to the commit latency (in-flight-limit.ts), and the
- *   queue holds at most what the pipeline commits within `queueHorizonMs`: past that the least urgent operation is
+ *   queue holds at most what the pipeline commits within `queueHorizonMs`: past that an operation is
  *   shed at once with EtcdOverloadedError, instead of every call waiting until all of them miss. A renewal still
  *   waiting when a later one of the same key and value comes is superseded by it (`supersede`).
  * - NOSPACE (space-alarm.ts): writing batches are priced by etcd's quota like lone puts; once etcd reported the
@@ -374,7 +374,7 @@ export class GroupCommitter {
   }
 
   /**
-   * Queues `s` to be sent, within the bound: past it, the least urgent of the queue and `s` is shed — as many as it
+   * Queues `s` to be sent, within the bound: past it, the first to shed of the queue and `s` (ready-queue.ts) is shed — as many as it
    * takes to get under the bound, which shrinks when commits slow down.
    */
   private enqueue(s: Submission): void {
