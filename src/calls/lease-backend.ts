@@ -132,14 +132,14 @@ export class LeaseBackend {
 
   /**
    * Whether the committer would shed a call on `keyId` made at `now` (performance.now()) as it came. A renewal of a key
-   * this provider wrote, whose holder's window is still open, is due one (first) attempt timeout before that window
-   * ends and is shed only after fresh work; anything else is fresh work, due at once.
+   * this provider wrote, whose holder's window is still open, is due as `renewalDueInMs` says and is shed only after
+   * fresh work; anything else is fresh work, due at once.
    */
   private shedsNow(keyId: string, renewOf: Buffer | undefined, now: number): boolean {
     const believedUntil = renewOf === undefined ? undefined : this.parts.tenures.believedUntil(keyId, renewOf);
     if (believedUntil === undefined) return this.parts.committer.shedsAt(now, false);
     const left = believedUntil - this.parts.clock.now();
-    return this.parts.committer.shedsAt(now + left - this.parts.runner.timeouts.baseMs, left > 0);
+    return this.parts.committer.shedsAt(now + renewalDueInMs(left, this.parts.runner.timeouts.baseMs), left > 0);
   }
 
   /** `write` when an earlier call on the key still runs: wait for its turn first. */
@@ -199,11 +199,11 @@ export class LeaseBackend {
    * How a renewal's transaction of `keyId` by `value` is scheduled in the committer:
    * - it may wait for company (commit/renew-delay.ts) on the first step of the first attempt only (`mayWait`): never
    *   past the point one attempt timeout before the lease it protects could end;
-   * - it is due (`urgentAt`) one attempt timeout before the window its holder was promised by this provider's last
-   *   write of the key ends (send time + ttlMs: what a caller may rely on, earlier than the pooled lease's end), so
-   *   under load the renewals closest to their lease's end are sent first, and each while the one before still
-   *   holds — the renewal sent is the latest (supersede), and its own window starts before that end, so the holder's
-   *   windows join without a gap; without a known end (a key written elsewhere) it is due now;
+   * - it is due (`urgentAt`, `renewalDueInMs`) halfway to one attempt timeout before the window its holder was promised
+   *   by this provider's last write of the key ends (send time + ttlMs: what a caller may rely on, earlier than the
+   *   pooled lease's end), so under load the renewals closest to their lease's end are sent first, and each while the
+   *   one before still holds — the renewal sent is the latest (supersede), and its own window starts before that end,
+   *   so the holder's windows join without a gap; without a known end (a key written elsewhere) it is due now;
    * - `renewOf` lets a later renewal by the same value for the same TTL supersede it while it waits;
    * - `leaseOpen`: while that window is open, it is shed only after fresh work (commit/ready-queue.ts).
    */
@@ -221,7 +221,7 @@ export class LeaseBackend {
       renewOf: renewalTag(value, ttlMs),
       mayWaitMs: waits ? renewDelayMs({ now, ttlMs, windowMs: this.parts.renewCoalesceMs, protectedUntil, marginMs }) : 0,
       // The committer's clock is performance.now(); LeaseClock never runs slower, so this is never later than meant.
-      urgentAt: believedUntil === undefined ? undefined : performance.now() + (believedUntil - marginMs - now),
+      urgentAt: believedUntil === undefined ? undefined : performance.now() + renewalDueInMs(believedUntil - now, marginMs),
       leaseOpen: believedUntil !== undefined && believedUntil > now,
     };
   }
@@ -243,6 +243,17 @@ export class LeaseBackend {
     const res = await untilStopped(attempt.signal, this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline }));
     return { ttlSeconds: Number(res.TTL), grantedSeconds: Number(res.grantedTTL), askedAt, answeredAt: this.parts.clock.now() };
   }
+}
+
+/**
+ * In how many ms a renewal is due, with `leftMs` left of its holder's window and `marginMs` (one attempt timeout) needed
+ * to get an answer: halfway to the last moment it can still be sent with that margin, or at once past it (negative: it
+ * is overdue). Not at the last moment itself: under a flood of fresh work a renewal is sent only when due, and one
+ * sent with a single attempt timeout to spare missed its window whenever the commit took longer than that.
+ */
+export function renewalDueInMs(leftMs: number, marginMs: number): number {
+  const spare = leftMs - marginMs;
+  return spare > 0 ? spare / 2 : spare;
 }
 
 /** The name of the call `attempt` belongs to: CallRunner hands each attempt its call's scope as the signal. */

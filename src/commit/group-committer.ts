@@ -185,6 +185,16 @@ export class GroupCommitter {
   private maxBatchSize: number;
   private closed = false;
   private shedSinceNotice = 0;
+  /** performance.now() of the last answer from etcd, and since when transactions have been in flight without a break. */
+  private lastAnsweredAt = Number.NEGATIVE_INFINITY;
+  private busySince = Number.NEGATIVE_INFINITY;
+  /**
+   * What piled up while etcd answered nothing (an election, an outage), and when it last did: the queue's bound does
+   * not fall below it until that backlog has drained below the ordinary bound, or a call's deadline has passed since
+   * (everything from the silence has left by itself by then).
+   */
+  private silenceBacklog = 0;
+  private silentAt = Number.NEGATIVE_INFINITY;
   private lastShedNoticeAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -431,7 +441,29 @@ export class GroupCommitter {
     const perMs = this.servedPerMs();
     if (perMs === undefined) return max;
     const horizon = this.options.queueHorizonMs ?? POLICY.commit.queueHorizonMs;
-    return Math.min(max, Math.max(this.limiter.limit * this.maxBatchSize, Math.round(perMs * horizon)));
+    const ordinary = Math.min(max, Math.max(this.limiter.limit * this.maxBatchSize, Math.round(perMs * horizon)));
+    return Math.min(max, Math.max(ordinary, this.silenceBound(ordinary)));
+  }
+
+  /**
+   * A silence is no overload: while etcd answers nothing with work in flight, nothing says what it could commit, so the
+   * queue takes what comes (each call still leaves at its deadline); once answers come again, what piled up is sent,
+   * not shed as if it were more than the cluster commits. 0 outside a silence and its backlog.
+   */
+  private silenceBound(ordinary: number): number {
+    const now = performance.now();
+    if (this.inFlight > 0 && now - Math.max(this.lastAnsweredAt, this.busySince) > this.silentMs()) {
+      this.silenceBacklog = Math.max(this.silenceBacklog, this.ready.size + 1);
+      this.silentAt = now;
+    } else if (this.ready.size < ordinary || now - this.silentAt > POLICY.deadlineMs) {
+      this.silenceBacklog = 0;
+    }
+    return this.silenceBacklog;
+  }
+
+  /** A gap with no answer longer than this, with work in flight, is a silence (POLICY.commit.silentMinMs). */
+  private silentMs(): number {
+    return Math.max(POLICY.commit.silentMinMs, POLICY.commit.silentCommits * (this.limiter.commitMs ?? 0));
   }
 
   /**
@@ -587,7 +619,7 @@ export class GroupCommitter {
   }
 
   private async dispatch(batch: Submission[]): Promise<void> {
-    this.inFlight++;
+    if (this.inFlight++ === 0) this.busySince = performance.now();
     // Work left waiting when this one left: the in-flight limit was what held it back.
     const saturated = this.ready.size > 0;
     this.options.onBatch?.(batch.length);
@@ -632,7 +664,8 @@ export class GroupCommitter {
     }
     const answeredAt = performance.now();
     // A silence is judged by the commit times before this answer: this one may be the first after an election.
-    const silentMs = Math.max(POLICY.commit.silentMinMs, POLICY.commit.silentCommits * (this.limiter.commitMs ?? 0));
+    const silentMs = this.silentMs();
+    this.lastAnsweredAt = answeredAt;
     this.limiter.observe(answeredAt - sentAt, answeredAt, saturated);
     this.service.answered(batch.length, answeredAt, silentMs);
     this.options.onRoundTrip?.(answeredAt - sentAt);
