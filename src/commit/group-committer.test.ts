@@ -401,6 +401,19 @@ describe('group commit', () => {
       expect(tags(r.sent)).toEqual(['x', 'r1', 'r2', 'r3']);
     });
 
+    it('a renewal that is due goes before all fresh work, also fresh work waiting since before it was due', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, { ...opts, maxBatchSize: 1 });
+      const busy = c.submit(Buffer.from('x'), req('x'), far());
+      const fresh = ['f1', 'f2'].map((k) => c.submit(Buffer.from(k), req(k), far()));
+      const due = c.submit(Buffer.from('r'), req('r'), far(), undefined, { urgentAt: performance.now(), leaseOpen: true, operation: 'renewLease' });
+      r.hold(false);
+      r.release();
+      await Promise.all([busy, ...fresh, due]);
+      expect(tags(r.sent)).toEqual(['x', 'r', 'f1', 'f2']);
+    });
+
     it('past its bound, with renewals of open leases the load, sheds the renewal with the most time left', async () => {
       const r = recorder();
       r.hold(true);

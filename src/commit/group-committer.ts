@@ -588,8 +588,8 @@ export class GroupCommitter {
   private takeBatch(now: number): Submission[] {
     const batch: Submission[] = [];
     const fill: BatchFill = { count: 0, bytes: 0, deepest: 0 };
-    const limits = { maxOps: evenShare(this.ready.size, this.maxBatchSize, this.ready.peekSoonest()?.nesting ?? 0), maxBytes: this.options.maxBatchBytes, maxTxnOps: ETCD_MAX_TXN_OPS };
-    for (let s = this.ready.peekSoonest(); s !== undefined; s = this.ready.peekSoonest()) {
+    const limits = { maxOps: evenShare(this.ready.size, this.maxBatchSize, this.ready.peekSoonest(now)?.nesting ?? 0), maxBytes: this.options.maxBatchBytes, maxTxnOps: ETCD_MAX_TXN_OPS };
+    for (let s = this.ready.peekSoonest(now); s !== undefined; s = this.ready.peekSoonest(now)) {
       if (s.writes && this.alarm.raised) {
         if (this.alarm.refusing(now)) {
           this.ready.remove(s);

@@ -9,9 +9,9 @@ export interface Sheddable extends Ranked {
 /**
  * The group committer's operations ready to be sent. Sending and shedding follow different orders:
  *
- * - *Sent* most urgent first, whatever they are: a renewal is due one attempt timeout before its holder's window ends,
+ * - *Sent* most urgent first: a renewal is due some time before its holder's window ends (LeaseBackend.renewSchedule),
  *   anything else when it arrives (urgency-queue.ts). So fresh work goes before renewals that have time to spare, and
- *   renewals near their end go before fresh work.
+ *   a renewal that is due goes before all fresh work.
  * - *Shed* fresh work first (the newest first), and a renewal of a lease that is still open only when no fresh work
  *   waits — and only while renewals are much of the load (`renewalsMayGo`): beside a flood of fresh work, the few
  *   renewals of held leases are what must get through. Among renewals, the one with the most time left goes first.
@@ -34,12 +34,16 @@ export class ReadyQueue<T extends Sheddable> {
     this.of(item).remove(item);
   }
 
-  /** The most urgent operation, of either kind, left in the queue. */
-  peekSoonest(): T | undefined {
+  /**
+   * The operation to send next, left in the queue: a renewal that is due at `now` before any fresh work — fresh work
+   * waiting since before that due time included: beside a flood, a second of it waits, and a renewal sent behind it
+   * would miss its window — else the most urgent of either kind.
+   */
+  peekSoonest(now: number): T | undefined {
     const fresh = this.fresh.peekSoonest();
     const renewal = this.renewals.peekSoonest();
     if (fresh === undefined) return renewal;
-    return renewal !== undefined && before(renewal, fresh) ? renewal : fresh;
+    return renewal !== undefined && (renewal.urgentAt <= now || before(renewal, fresh)) ? renewal : fresh;
   }
 
   /**

@@ -63,7 +63,7 @@ export class FakeLeaseStore {
       watch: (key, onEvent, startRevision) => this.watch(key, onEvent, startRevision),
       clock,
       deadlineMs: 5000,
-      attemptTimeoutMs: () => POLICY.clockJump.renewMs,
+      attemptTimeoutMs: () => POLICY.clockJump.renewMs / 2, // a cluster answering fast: the check gets its fixed bound
       lifecycle: this.lifecycle,
       observer,
       logger: {},
