@@ -71,6 +71,20 @@ export const POLICY = {
     queueHorizonMs: 1000,
     maxQueued: 20_000,
     shedNoticeEveryMs: 10_000,
+    /**
+     * The pace the queue's bound follows counts only time in which answers came (commit/service-rate.ts): a gap
+     * between two answers longer than `silentCommits` commit times, and at least `silentMinMs`, is a silence — an
+     * election, an outage — in which nothing could commit whatever the capacity.
+     */
+    silentMinMs: 250,
+    /**
+     * Past the queue's bound fresh work is shed first; a renewal of a lease still open is shed only when no fresh work
+     * waits and renewals of open leases are at least this share of the recent arrivals (commit/ready-queue.ts): a
+     * cluster overloaded by renewals alone sheds those with the most time left, but a few renewals beside a flood of
+     * fresh work always get through.
+     */
+    shedRenewalsFromShare: 0.5,
+    silentCommits: 4,
   },
   /**
    * Least time between two writes that test whether etcd's NOSPACE alarm was cleared (commit/space-alarm.ts): a busy

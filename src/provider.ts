@@ -312,6 +312,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
       },
       clock: this.clock,
       deadlineMs: this.options.deadlineMs,
+      attemptTimeoutMs: () => this.runner.timeouts.baseMs,
       lifecycle: this.lifecycle,
       observer: this.observer,
       logger: this.options.logger,

@@ -99,14 +99,14 @@ export class LeaseBackend {
       const outcome = renewal !== undefined && budget.signals === undefined && this.canTakeOver(keyId, renewal.value) ? new Outcome<T>() : undefined;
       const takeOver = outcome === undefined ? undefined : { tag: renewalTag(renewal!.value, renewal!.ttlMs), outcome: outcome.promise };
       const replaces = takeOver !== undefined && committer.supersede(keyId, takeOver.tag, takeOver.outcome);
-      if (!replaces && committer.mightShed() && committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) return Promise.reject(committer.shedError(operation));
+      if (!replaces && committer.mightShed() && this.shedsNow(keyId, renewal?.value, now)) return Promise.reject(committer.shedError(operation));
       const result = this.writeAfterTurn(runner.open(operation, budget), keyId, attempt, takeOver);
       outcome?.settleLike(result);
       return result;
     }
     // Past capacity, a call the committer would shed as it came is shed before it costs a scope, a lease or a Txn:
     // what the process spends on calls it cannot serve it takes from those it can.
-    if (committer.mightShed() && committer.shedsAt(this.dueAt(keyId, renewal?.value, now))) {
+    if (committer.mightShed() && this.shedsNow(keyId, renewal?.value, now)) {
       leave();
       return Promise.reject(committer.shedError(operation));
     }
@@ -126,14 +126,15 @@ export class LeaseBackend {
   }
 
   /**
-   * When a call on `keyId` made at `now` (performance.now()) is due in the committer's order: a renewal of a key this
-   * provider wrote one (first) attempt timeout before its holder's window ends, anything else at once.
+   * Whether the committer would shed a call on `keyId` made at `now` (performance.now()) as it came. A renewal of a key
+   * this provider wrote, whose holder's window is still open, is due as `renewalDueInMs` says and is shed only after
+   * fresh work; anything else is fresh work, due at once.
    */
-  private dueAt(keyId: string, renewOf: Buffer | undefined, now: number): number {
-    if (renewOf === undefined) return now;
-    const believedUntil = this.parts.tenures.believedUntil(keyId, renewOf);
-    if (believedUntil === undefined) return now;
-    return now + (believedUntil - this.parts.runner.timeouts.baseMs - this.parts.clock.now());
+  private shedsNow(keyId: string, renewOf: Buffer | undefined, now: number): boolean {
+    const believedUntil = renewOf === undefined ? undefined : this.parts.tenures.believedUntil(keyId, renewOf);
+    if (believedUntil === undefined) return this.parts.committer.shedsAt(now, false);
+    const left = believedUntil - this.parts.clock.now();
+    return this.parts.committer.shedsAt(now + renewalDueInMs(left, this.parts.runner.timeouts.baseMs), left > 0);
   }
 
   /** `write` when an earlier call on the key still runs: wait for its turn first. */
@@ -207,12 +208,13 @@ export class LeaseBackend {
    * How a renewal's transaction of `keyId` by `value` is scheduled in the committer:
    * - it may wait for company (commit/renew-delay.ts) on the first step of the first attempt only (`mayWait`): never
    *   past the point one attempt timeout before the lease it protects could end;
-   * - it is due (`urgentAt`) one attempt timeout before the window its holder was promised by this provider's last
-   *   write of the key ends (send time + ttlMs: what a caller may rely on, earlier than the pooled lease's end), so
-   *   under load the renewals closest to their lease's end are sent first, and each while the one before still
-   *   holds — the renewal sent is the latest (supersede), and its own window starts before that end, so the holder's
-   *   windows join without a gap; without a known end (a key written elsewhere) it is due now;
-   * - `renewOf` lets a later renewal by the same value for the same TTL supersede it while it waits.
+   * - it is due (`urgentAt`, `renewalDueInMs`) halfway to one attempt timeout before the window its holder was promised
+   *   by this provider's last write of the key ends (send time + ttlMs: what a caller may rely on, earlier than the
+   *   pooled lease's end), so under load the renewals closest to their lease's end are sent first, and each while the
+   *   one before still holds — the renewal sent is the latest (supersede), and its own window starts before that end,
+   *   so the holder's windows join without a gap; without a known end (a key written elsewhere) it is due now;
+   * - `renewOf` lets a later renewal by the same value for the same TTL supersede it while it waits;
+   * - `leaseOpen`: while that window is open, it is shed only after fresh work (commit/ready-queue.ts).
    */
   renewSchedule(keyId: string, value: Buffer, ttlMs: number, attempt: AttemptContext, mayWait: boolean): SubmitOptions {
     const { clock, tenures } = this.parts;
@@ -228,7 +230,8 @@ export class LeaseBackend {
       renewOf: renewalTag(value, ttlMs),
       mayWaitMs: waits ? renewDelayMs({ now, ttlMs, windowMs: this.parts.renewCoalesceMs, protectedUntil, marginMs }) : 0,
       // The committer's clock is performance.now(); LeaseClock never runs slower, so this is never later than meant.
-      urgentAt: believedUntil === undefined ? undefined : performance.now() + (believedUntil - marginMs - now),
+      urgentAt: believedUntil === undefined ? undefined : performance.now() + renewalDueInMs(believedUntil - now, marginMs),
+      leaseOpen: believedUntil !== undefined && believedUntil > now,
     };
   }
 
@@ -249,6 +252,17 @@ export class LeaseBackend {
     const res = await untilStopped(attempt.signal, this.parts.client.leaseClient.leaseTimeToLive({ ID: leaseId }, { deadline: attempt.deadline }));
     return { ttlSeconds: Number(res.TTL), grantedSeconds: Number(res.grantedTTL), asked, answered: this.parts.clock.moment() };
   }
+}
+
+/**
+ * In how many ms a renewal is due, with `leftMs` left of its holder's window and `marginMs` (one attempt timeout) needed
+ * to get an answer: halfway to the last moment it can still be sent with that margin, or at once past it (negative: it
+ * is overdue). Not at the last moment itself: under a flood of fresh work a renewal is sent only when due, and one
+ * sent with a single attempt timeout to spare missed its window whenever the commit took longer than that.
+ */
+export function renewalDueInMs(leftMs: number, marginMs: number): number {
+  const spare = leftMs - marginMs;
+  return spare > 0 ? spare / 2 : spare;
 }
 
 /** The name of the call `attempt` belongs to: CallRunner hands each attempt its call's scope as the signal. */

@@ -383,6 +383,52 @@ describe('group commit', () => {
       expect(tags(r.sent)).toEqual(['x', 'b', 'c']);
     });
 
+    it('past its bound, sheds fresh work first; renewals of open leases few beside it are never shed', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, { ...opts, maxQueued: 2 });
+      const busy = c.submit(Buffer.from('x'), req('x'), far());
+      const fresh = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6'].map((k) => c.submit(Buffer.from(k), req(k), far()).catch((e: unknown) => e));
+      const renew = (k: string, ms: number) => c.submit(Buffer.from(k), req(k), far(), undefined, { urgentAt: performance.now() + ms, leaseOpen: true, operation: 'renewLease' });
+      const renewals = [renew('r1', 5000), renew('r2', 6000), renew('r3', 7000)]; // r1, r2 take f2's and f1's places; r3 goes past the bound
+      expect(c.shedsAt(performance.now(), false), 'fresh work that comes now is shed').toBe(true);
+      expect(c.shedsAt(performance.now() + 9000, true), 'a renewal of an open lease that comes now is not').toBe(false);
+      const late = c.submit(Buffer.from('f7'), req('f7'), far()).catch((e: unknown) => e);
+      for (const shed of [...(await Promise.all(fresh)), await late]) expect(shed).toBeInstanceOf(EtcdOverloadedError);
+      r.hold(false);
+      r.release();
+      await Promise.all([busy, ...renewals]);
+      expect(tags(r.sent)).toEqual(['x', 'r1', 'r2', 'r3']);
+    });
+
+    it('a renewal that is due goes before all fresh work, also fresh work waiting since before it was due', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, { ...opts, maxBatchSize: 1 });
+      const busy = c.submit(Buffer.from('x'), req('x'), far());
+      const fresh = ['f1', 'f2'].map((k) => c.submit(Buffer.from(k), req(k), far()));
+      const due = c.submit(Buffer.from('r'), req('r'), far(), undefined, { urgentAt: performance.now(), leaseOpen: true, operation: 'renewLease' });
+      r.hold(false);
+      r.release();
+      await Promise.all([busy, ...fresh, due]);
+      expect(tags(r.sent)).toEqual(['x', 'r', 'f1', 'f2']);
+    });
+
+    it('past its bound, with renewals of open leases the load, sheds the renewal with the most time left', async () => {
+      const r = recorder();
+      r.hold(true);
+      const c = new GroupCommitter(r.send, { ...opts, maxQueued: 2 });
+      const busy = c.submit(Buffer.from('x'), req('x'), far());
+      const renew = (k: string, ms: number) => c.submit(Buffer.from(k), req(k), far(), undefined, { urgentAt: performance.now() + ms, leaseOpen: true, operation: 'renewLease' });
+      const relaxed = renew('r1', 5000).catch((e: unknown) => e);
+      const kept = [renew('r2', 10), renew('r3', 20)];
+      expect(await relaxed).toBeInstanceOf(EtcdOverloadedError);
+      r.hold(false);
+      r.release();
+      await Promise.all([busy, ...kept]);
+      expect(tags(r.sent)).toEqual(['x', 'r2', 'r3']);
+    });
+
     it("a later renewal of the same key and value supersedes one still waiting, handing it the later one's outcome; another value does not", async () => {
       const r = recorder();
       r.hold(true);

@@ -14,7 +14,7 @@ import { ServiceRate } from './service-rate.js';
 import { countedByQuota, quotaCounted, SpaceAlarm, writesKeys } from './space-alarm.js';
 import { Superseded } from './superseded.js';
 import { unstacked } from './unstacked.js';
-import { UrgencyQueue, type Ranked } from './urgency-queue.js';
+import { ReadyQueue, type Sheddable } from './ready-queue.js';
 
 /** Sends one transaction to etcd (one attempt; the caller's policy retries). */
 type SendTxn = (request: TxnRequest, deadline: Date) => Promise<TxnResponse>;
@@ -66,6 +66,11 @@ export interface SubmitOptions {
    * could end. Queued work goes most urgent first. @default now (fresh work goes before renewals with time to spare)
    */
   urgentAt?: number;
+  /**
+   * A renewal of a key whose holder's window is still open (as far as this provider wrote it): shed only after fresh
+   * work, and never while renewals are a small share of the load (ready-queue.ts). @default false
+   */
+  leaseOpen?: boolean;
   /** The call it belongs to, for the errors it may be rejected with. @default 'commit' */
   operation?: string;
   /** The key's identity (`key` as latin1), when the caller has it already: it is computed once per call. */
@@ -79,7 +84,7 @@ const NO_OPTIONS: SubmitOptions = {};
 type Place = 'chained' | 'parked' | 'queued' | 'sent' | 'done';
 
 /** One queued operation and the promise its caller waits on. A class, not closures: one is made per call. */
-class Submission implements Ranked {
+class Submission implements Sheddable {
   resolve!: (outcome: TxnOutcome) => void;
   reject!: (error: unknown) => void;
   /** Withdraws this submission when its attempt is abandoned; undefined without a signal. */
@@ -102,6 +107,8 @@ class Submission implements Ranked {
     /** performance.now() by which it must be sent; -Infinity for an operation that may not wait. */
     public sendBy: number,
     readonly urgentAt: number,
+    /** Renews a lease that is still open (SubmitOptions.leaseOpen). */
+    readonly renewal: boolean,
     readonly seq: number,
     readonly signal: StopSignal | undefined,
     readonly operation: string,
@@ -146,7 +153,7 @@ interface KeyTurn {
  *   arrives — then every parked one goes, so renewals on their own timers share transactions.
  * - Overload: what waits is sent most urgent first (a renewal by how soon the lease it renews could end, anything
  *   else by its arrival), the transactions in flight adapt to the commit latency (in-flight-limit.ts), and the
- *   queue holds at most what the pipeline commits within `queueHorizonMs`: past that the least urgent operation is
+ *   queue holds at most what the pipeline commits within `queueHorizonMs`: past that an operation is
  *   shed at once with EtcdOverloadedError, instead of every call waiting until all of them miss. A renewal still
  *   waiting when a later one of the same key and value comes is superseded by it (`supersede`).
  * - NOSPACE (space-alarm.ts): writing batches are priced by etcd's quota like lone puts; once etcd reported the
@@ -157,8 +164,10 @@ interface KeyTurn {
 export class GroupCommitter {
   /** Recent submissions per second, for whether a renew's wait can find company. */
   private readonly arrivals = new ArrivalRate();
-  /** Operations to send as soon as a slot is free, most urgent first. */
-  private readonly ready = new UrgencyQueue<Submission>();
+  /** The same, of renewals of open leases only: whether renewals are much of the load (`renewalsMayGo`). */
+  private readonly renewalArrivals = new ArrivalRate();
+  /** Operations to send as soon as a slot is free, most urgent first; shed fresh work first (ready-queue.ts). */
+  private readonly ready = new ReadyQueue<Submission>();
   /** Operations that may still wait, in order of their send-by time. */
   private readonly parked: Submission[] = [];
   /** Per key with an operation pending: the one being handled (queued, parked or sent) and those behind it. */
@@ -176,6 +185,16 @@ export class GroupCommitter {
   private maxBatchSize: number;
   private closed = false;
   private shedSinceNotice = 0;
+  /** performance.now() of the last answer from etcd, and since when transactions have been in flight without a break. */
+  private lastAnsweredAt = Number.NEGATIVE_INFINITY;
+  private busySince = Number.NEGATIVE_INFINITY;
+  /**
+   * What piled up while etcd answered nothing (an election, an outage), and when it last did: the queue's bound does
+   * not fall below it until that backlog has drained below the ordinary bound, or a call's deadline has passed since
+   * (everything from the silence has left by itself by then).
+   */
+  private silenceBacklog = 0;
+  private silentAt = Number.NEGATIVE_INFINITY;
   private lastShedNoticeAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -227,6 +246,7 @@ export class GroupCommitter {
       mayWaitMs = 0;
     }
     this.arrivals.arrive(now);
+    if (how.leaseOpen === true) this.renewalArrivals.arrive(now);
     const submission = new Submission(
       how.keyId ?? key.toString('latin1'),
       requestBytes(request),
@@ -236,6 +256,7 @@ export class GroupCommitter {
       timeoutMs,
       mayWaitMs > 0 ? now + mayWaitMs : Number.NEGATIVE_INFINITY,
       how.urgentAt ?? now,
+      how.leaseOpen === true,
       this.seq++,
       signal,
       operation,
@@ -279,13 +300,14 @@ export class GroupCommitter {
   }
 
   /**
-   * Whether an operation due at `urgentAt` (performance.now()) would be shed as it came: the queue is at its bound and
-   * holds nothing less urgent. A caller can then be turned away before it costs anything (LeaseBackend.write).
+   * Whether an operation due at `urgentAt` (performance.now()) — `renewal`: renewing a lease still open — would be shed
+   * as it came: the queue is at its bound and holds nothing to shed before it (ready-queue.ts). A caller can then be
+   * turned away before it costs anything (LeaseBackend.write).
    */
-  shedsAt(urgentAt: number): boolean {
+  shedsAt(urgentAt: number, renewal: boolean): boolean {
     if (!this.mightShed() || this.ready.size < this.queueLimit()) return false;
-    const latest = this.ready.peekLatest();
-    return latest === undefined || !(urgentAt < latest.urgentAt);
+    const comer = { urgentAt, renewal, seq: Number.POSITIVE_INFINITY, inQueue: false };
+    return this.ready.shedFirst(comer, this.renewalsMayGo(performance.now())) === comer;
   }
 
   /**
@@ -362,20 +384,31 @@ export class GroupCommitter {
   }
 
   /**
-   * Queues `s` to be sent, within the bound: past it, the least urgent of the queue and `s` is shed — as many as it
+   * Queues `s` to be sent, within the bound: past it, the first to shed of the queue and `s` (ready-queue.ts) is shed — as many as it
    * takes to get under the bound, which shrinks when commits slow down.
    */
   private enqueue(s: Submission): void {
     s.place = 'queued';
     const limit = this.queueLimit();
+    const renewalsMayGo = this.renewalsMayGo(performance.now());
     while (this.ready.size >= limit) {
-      const latest = this.ready.peekLatest();
-      // Ties go against the newcomer: of equally urgent work, the newest is shed.
-      if (latest === undefined || !(s.urgentAt < latest.urgentAt)) return this.shed(s);
-      this.ready.remove(latest);
-      this.shed(latest);
+      const first = this.ready.shedFirst(s, renewalsMayGo);
+      if (first === undefined) break; // renewals of open leases, few beside the load: admitted past the bound
+      if (first === s) return this.shed(s);
+      this.ready.remove(first);
+      this.shed(first);
     }
     this.ready.push(s);
+  }
+
+  /**
+   * Whether renewals of open leases may be shed at all: only while they are much of the recent load
+   * (POLICY.commit.shedRenewalsFromShare). Beside a flood of fresh work they are few, and shedding them would lose
+   * leases for the sake of work that can simply be asked again.
+   */
+  private renewalsMayGo(now: number): boolean {
+    const all = this.arrivals.expectedWithin(1000, now);
+    return all > 0 && this.renewalArrivals.expectedWithin(1000, now) >= POLICY.commit.shedRenewalsFromShare * all;
   }
 
   /** Rejects a submission that waited (or was about to) as shed, and lets the next operation on its key go. */
@@ -408,7 +441,29 @@ export class GroupCommitter {
     const perMs = this.servedPerMs();
     if (perMs === undefined) return max;
     const horizon = this.options.queueHorizonMs ?? POLICY.commit.queueHorizonMs;
-    return Math.min(max, Math.max(this.limiter.limit * this.maxBatchSize, Math.round(perMs * horizon)));
+    const ordinary = Math.min(max, Math.max(this.limiter.limit * this.maxBatchSize, Math.round(perMs * horizon)));
+    return Math.min(max, Math.max(ordinary, this.silenceBound(ordinary)));
+  }
+
+  /**
+   * A silence is no overload: while etcd answers nothing with work in flight, nothing says what it could commit, so the
+   * queue takes what comes (each call still leaves at its deadline); once answers come again, what piled up is sent,
+   * not shed as if it were more than the cluster commits. 0 outside a silence and its backlog.
+   */
+  private silenceBound(ordinary: number): number {
+    const now = performance.now();
+    if (this.inFlight > 0 && now - Math.max(this.lastAnsweredAt, this.busySince) > this.silentMs()) {
+      this.silenceBacklog = Math.max(this.silenceBacklog, this.ready.size + 1);
+      this.silentAt = now;
+    } else if (this.ready.size < ordinary || now - this.silentAt > POLICY.deadlineMs) {
+      this.silenceBacklog = 0;
+    }
+    return this.silenceBacklog;
+  }
+
+  /** A gap with no answer longer than this, with work in flight, is a silence (POLICY.commit.silentMinMs). */
+  private silentMs(): number {
+    return Math.max(POLICY.commit.silentMinMs, POLICY.commit.silentCommits * (this.limiter.commitMs ?? 0));
   }
 
   /**
@@ -533,8 +588,8 @@ export class GroupCommitter {
   private takeBatch(now: number): Submission[] {
     const batch: Submission[] = [];
     const fill: BatchFill = { count: 0, bytes: 0, deepest: 0 };
-    const limits = { maxOps: evenShare(this.ready.size, this.maxBatchSize, this.ready.peekSoonest()?.nesting ?? 0), maxBytes: this.options.maxBatchBytes, maxTxnOps: ETCD_MAX_TXN_OPS };
-    for (let s = this.ready.peekSoonest(); s !== undefined; s = this.ready.peekSoonest()) {
+    const limits = { maxOps: evenShare(this.ready.size, this.maxBatchSize, this.ready.peekSoonest(now)?.nesting ?? 0), maxBytes: this.options.maxBatchBytes, maxTxnOps: ETCD_MAX_TXN_OPS };
+    for (let s = this.ready.peekSoonest(now); s !== undefined; s = this.ready.peekSoonest(now)) {
       if (s.writes && this.alarm.raised) {
         if (this.alarm.refusing(now)) {
           this.ready.remove(s);
@@ -564,7 +619,7 @@ export class GroupCommitter {
   }
 
   private async dispatch(batch: Submission[]): Promise<void> {
-    this.inFlight++;
+    if (this.inFlight++ === 0) this.busySince = performance.now();
     // Work left waiting when this one left: the in-flight limit was what held it back.
     const saturated = this.ready.size > 0;
     this.options.onBatch?.(batch.length);
@@ -608,8 +663,11 @@ export class GroupCommitter {
       return;
     }
     const answeredAt = performance.now();
+    // A silence is judged by the commit times before this answer: this one may be the first after an election.
+    const silentMs = this.silentMs();
+    this.lastAnsweredAt = answeredAt;
     this.limiter.observe(answeredAt - sentAt, answeredAt, saturated);
-    this.service.answered(batch.length, answeredAt);
+    this.service.answered(batch.length, answeredAt, silentMs);
     this.options.onRoundTrip?.(answeredAt - sentAt);
     if (batch[0]!.probe) this.alarm.probeEnded(answeredAt, true);
     if (plain) {

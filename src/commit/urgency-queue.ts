@@ -73,7 +73,8 @@ export class UrgencyQueue<T extends Ranked> {
 
 type Order<T> = (a: T, b: T) => boolean;
 
-const before: Order<Ranked> = (a, b) => a.urgentAt < b.urgentAt || (a.urgentAt === b.urgentAt && a.seq < b.seq);
+/** Whether `a` is sent before `b`: the earlier `urgentAt`, ties in arrival order. */
+export const before: Order<Ranked> = (a, b) => a.urgentAt < b.urgentAt || (a.urgentAt === b.urgentAt && a.seq < b.seq);
 const after: Order<Ranked> = (a, b) => before(b, a);
 
 /** The heap's first live item, after dropping the stale ones above it. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderClosedError } from '../errors/closed.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
+import { EtcdOverloadedError } from '../errors/overloaded.js';
 import { LeaseLostError } from '../errors/lease-lost.js';
 import { SuspendableClock } from '../../test/chaos/suspendable-clock.js';
 import { FakeLeaseStore, until } from '../../test/support/fake-lease-store.js';
@@ -37,6 +39,24 @@ describe('hold (against an in-memory store)', () => {
     await until(() => handle.signal.aborted, 1000, 'the signal');
     expect(handle.signal.reason).toBeInstanceOf(LeaseLostError);
     expect(reasonOf(handle.signal)).toBe('renew-refused');
+  });
+
+  it('a shed renewal (or one refused for space) is no answer yet: the handle renews again within its window', async () => {
+    const store = new FakeLeaseStore();
+    const handle = await hold(store.ops, K, 'A', TTL, undefined);
+    const renew = store.ops.renew;
+    let refused = 0;
+    store.ops.renew = (...args) => {
+      refused++;
+      if (refused === 1) return Promise.reject(new EtcdOverloadedError('renewLease', 1000, 1000));
+      if (refused === 2) return Promise.reject(new EtcdNoSpaceError('renewLease'));
+      return renew(...args);
+    };
+    await until(() => store.calls.filter((c) => c === 'renew A').length >= 3, 3000, 'renews after the refused ones');
+    expect(refused).toBeGreaterThanOrEqual(3);
+    expect(handle.signal.aborted).toBe(false);
+    expect(store.calls).not.toContain('release A');
+    await handle.release();
   });
 
   it('the watch seeing the key deleted aborts the signal before any renew would notice', async () => {

@@ -1,4 +1,4 @@
-import { isLeaseError } from '../errors/lease-error.js';
+import { noAnswerYet } from '../errors/no-answer-yet.js';
 import { LeaseLostError, type LeaseLossReason } from '../errors/lease-lost.js';
 import type { KeyWatch, KeyWatchEvent } from '../waiting/key-watch.js';
 import type { LeaseOps } from '../waiting/lease-ops.js';
@@ -19,10 +19,11 @@ const RELEASE_AFTER: ReadonlySet<LeaseLossReason> = new Set(['expired', 'renew-f
  * - a watch on the key from the revision after our acquire: the key deleted or written by another owner.
  * A window that looks over only because the wall clock jumped ahead is settled by etcd, not by the clock: a
  * suspend (etcd's time passed) and a forward wall-clock step (none did) look the same from inside the process.
- * The handle renews at once with a short deadline (POLICY.clockJump.renewMs): success means the key was ours all
- * along (a renew compares our value, and nobody else can have held a key that never left us), so the handle goes
- * on; false ends it as refused; no answer in time ends it as expired. So a step costs one renew, and after a real
- * suspend a handle whose window ended still aborts within that deadline of noticing.
+ * The handle renews at once with a short deadline (POLICY.clockJump.renewMs, or the adaptive attempt timeout when this
+ * cluster answers slower; a shed try is tried again within it): success means the key was ours all along (a renew
+ * compares our value, and nobody else can have held a key that never left us), so the handle goes on; false ends it
+ * as refused; no answer in time ends it as expired. So a step costs one renew, and after a real suspend a handle whose
+ * window ended still aborts within that deadline of noticing.
  * Timers are unref'd: a held lease alone does not keep the process alive (it then expires by its TTL).
  */
 export class HeldLease implements LeaseHandle {
@@ -35,6 +36,8 @@ export class HeldLease implements LeaseHandle {
   private jumpedAtSend = 0;
   /** A renew is asking etcd whether a window that ended only on account of a clock jump really did. */
   private verifying = false;
+  /** performance.now() by which that renew must have answered, retries included. */
+  private verifyEndsAt = 0;
   private expiryTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   /** When the renew timer is meant to fire (LeaseClock), so it can be re-armed after a clock jump. */
@@ -107,18 +110,25 @@ export class HeldLease implements LeaseHandle {
     if (this.ended || (this.verifying && !verify)) return;
     const sentAt = this.ops.clock.now();
     const jumpedAtSend = this.ops.clock.jumpedMs;
-    const deadlineMs = verify ? Math.min(POLICY.clockJump.renewMs, this.ops.deadlineMs) : renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs);
+    const deadlineMs = verify ? Math.max(1, Math.floor(this.verifyEndsAt - performance.now())) : renewDeadlineMs(sentAt, this.until, this.ops.deadlineMs);
     let renewed: boolean;
     try {
       renewed = await this.ops.renew(this.key, this.owner, this.ttlMs, { signal: this.renewing.signal, deadlineMs }, this.metadata);
     } catch (error) {
       if (this.ended) return;
       if (verify) {
+        // Shed or refused for space: no answer yet; ask again while the check's time lasts.
+        if (noAnswerYet(error) && this.verifyEndsAt - performance.now() > 2 * POLICY.errorBackoff.firstMs) {
+          this.renewTimer = setTimeout(() => void this.renew(true), POLICY.errorBackoff.firstMs);
+          this.renewTimer.unref();
+          return;
+        }
         this.end('expired', error); // etcd could not say the key is still ours: the window may really be over
       } else if (this.verifying) {
         // the verifying renew decides
-      } else if (isLeaseError(error) && error.retryable) {
-        // The expiry timer ends the handle if no retry succeeds in time.
+      } else if (noAnswerYet(error)) {
+        // Unreachable, shed or refused for space: no answer about the key yet. The expiry timer ends the handle if no
+        // retry succeeds in time.
         this.renewFailures++;
         this.scheduleRenew(retryRenewAt(this.ops.clock.now(), this.until, this.renewFailures));
       } else {
@@ -167,6 +177,10 @@ export class HeldLease implements LeaseHandle {
         break;
       case 'jumped-past':
         this.verifying = true;
+        // Two of this cluster's attempt timeouts (a renew after a step may need a lease grant before its write), never
+        // less than the fixed bound: a check cut shorter than an ordinary answer would end, after a mere clock step, a
+        // handle whose key is ours.
+        this.verifyEndsAt = performance.now() + Math.min(this.ops.deadlineMs, Math.max(POLICY.clockJump.renewMs, 2 * this.ops.attemptTimeoutMs()));
         clearTimeout(this.renewTimer);
         void this.renew(true);
         break;

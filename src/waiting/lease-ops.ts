@@ -24,6 +24,8 @@ export interface LeaseOps {
   readonly clock: LeaseClock;
   /** The provider's per-call deadline (`deadlineMs`). */
   readonly deadlineMs: number;
+  /** What one attempt is given now: the attempt timeout adapted to how fast this cluster answers (never below its floor). */
+  attemptTimeoutMs(): number;
   readonly lifecycle: Lifecycle;
   readonly observer: LeaseObserver;
   readonly logger: LeaseLogger;

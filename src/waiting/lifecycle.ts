@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * What the provider's `close()` needs from waiters and handles: one signal that tells them all to stop,
  * and a place to park the clean-up writes they start on the way out (undoing an abandoned acquire,
@@ -6,6 +8,12 @@
 export class Lifecycle {
   private readonly controller = new AbortController();
   private readonly cleanups = new Set<Promise<unknown>>();
+
+  constructor() {
+    // Every waiter and handle listens on `closing`, one listener each, removed when it ends: that many is the design,
+    // not a leak, and Node's warning past ten would tell a user with eleven handles otherwise.
+    setMaxListeners(0, this.controller.signal);
+  }
 
   /** Aborts when the provider starts closing. */
   get closing(): AbortSignal {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseAbortedError } from '../errors/aborted.js';
 import { ProviderClosedError } from '../errors/closed.js';
+import { EtcdNoSpaceError } from '../errors/no-space.js';
+import { EtcdOverloadedError } from '../errors/overloaded.js';
 import { EtcdPermissionError } from '../errors/permission.js';
 import { LeaseWaitTimeoutError } from '../errors/wait-timeout.js';
 import { FakeLeaseStore, until } from '../../test/support/fake-lease-store.js';
@@ -102,6 +104,21 @@ describe('waitForLease (against an in-memory store)', () => {
     const won = await waitForLease(store.ops, K, 'B', 2000, { timeoutMs: 2000 });
     expect(won.result.acquired).toBe(true);
     expect(store.calls.filter((c) => c === 'acquire B')).toHaveLength(3);
+  });
+
+  it('a shed attempt (or one refused for space) does not end the wait: it tries again within its own timeout', async () => {
+    const store = new FakeLeaseStore();
+    const acquire = store.ops.acquire;
+    let tries = 0;
+    store.ops.acquire = (...args) => {
+      tries++;
+      if (tries === 1) return Promise.reject(new EtcdOverloadedError('waitForLease', 1000, 1000));
+      if (tries === 2) return Promise.reject(new EtcdNoSpaceError('waitForLease'));
+      return acquire(...args);
+    };
+    const won = await waitForLease(store.ops, K, 'B', 2000, { timeoutMs: 5000 });
+    expect(won.result.acquired).toBe(true);
+    expect(tries).toBe(3);
   });
 
   it('an error retrying cannot fix ends the wait with that error', async () => {

@@ -1,4 +1,4 @@
-import { isLeaseError } from '../errors/lease-error.js';
+import { noAnswerYet } from '../errors/no-answer-yet.js';
 import type { AcquireDecision } from '../results.js';
 import type { KeyWatch, KeyWatchEvent } from './key-watch.js';
 import type { LeaseOps } from './lease-ops.js';
@@ -23,7 +23,8 @@ interface WonLease {
  *    (re)connected. The first 'connected' covers the gap between the lost attempt and the watch's start;
  *    later ones cover reconnects after a member died. A jittered re-check every 1–5 s is the safety net
  *    for a watch that stalls without an error (a member cut off from the leader keeps the stream open).
- * 3. Retryable errors (etcd unavailable) do not end the wait; they back off and try again.
+ * 3. Errors that are no answer yet (etcd unavailable, the attempt shed under overload or refused under the NOSPACE
+ *    alarm) do not end the wait; they back off and try again until the wait's own timeout.
  *
  * Giving up (timeout, abort, close) never leaves the key held for the caller: an attempt in flight is
  * undone once it settles, and an earlier attempt that failed ambiguously (it may have committed) is
@@ -100,7 +101,8 @@ async function waitLoop(
         maybeHeld = false;
         failures = 0;
       } else {
-        if (!isLeaseError(settled.error) || !settled.error.retryable) throw settled.error;
+        // Unreachable, shed or refused for space: no answer yet, and the wait has a timeout of its own.
+        if (!noAnswerYet(settled.error)) throw settled.error;
         maybeHeld = true;
         failures++;
         ops.logger.debug?.('waitForLease: acquire attempt failed, retrying', { error: settled.error, failures });

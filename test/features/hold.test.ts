@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LeaseLostError, type LeaseEvent } from '../../src/index.js';
+import { LeaseLostError, type LeaseError, type LeaseEvent } from '../../src/index.js';
 import { useEtcdCluster } from '../support/etcd-fixture.js';
 import { elapse, waitFor } from '../support/wait.js';
 
@@ -125,5 +125,28 @@ describe('hold on a real cluster', () => {
     expect(await observer.getLease('a')).toBeUndefined();
     expect(await observer.getLease('b')).toBeUndefined();
     await a.release(); // already ended: a no-op
+  });
+
+  // Node 20 warns past ten 'abort' listeners on one AbortSignal (Node 22 and 24 set no limit on AbortSignals): this case
+  // fails there on a provider whose closing signal takes one listener per handle and waiter without saying so.
+  it('more than ten handles and waiters on one provider print no MaxListenersExceededWarning', async () => {
+    const prefix = etcd.uniquePrefix();
+    const p = etcd.provider({ prefix });
+    const other = etcd.provider({ prefix });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const handles = await Promise.all(Array.from({ length: 15 }, (_, i) => p.hold(`many-${i}`, 'A', TTL)));
+      // Waiters on keys another provider holds: they stay waiting.
+      for (let i = 0; i < 15; i++) expect((await other.acquireLease(`busy-${i}`, 'B', 60_000)).acquired).toBe(true);
+      const waiters = Array.from({ length: 15 }, (_, i) => p.waitForLease(`busy-${i}`, 'A', TTL, { timeoutMs: 1000 }).catch((e: LeaseError) => e.code));
+      expect(await Promise.all(waiters)).toEqual(waiters.map(() => 'ELEASE_TIMEOUT'));
+      await elapse(100); // warnings are emitted on a later tick
+      await Promise.all(handles.map((h) => h.release()));
+      expect(warnings.filter((w) => w.includes('MaxListenersExceeded'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -5,6 +5,7 @@ import { LeaseClock } from '../../src/clock/lease-clock.js';
 import type { KeyWatch, KeyWatchEvent } from '../../src/waiting/key-watch.js';
 import type { LeaseOps } from '../../src/waiting/lease-ops.js';
 import { Lifecycle } from '../../src/waiting/lifecycle.js';
+import { POLICY } from '../../src/policy.js';
 import { waitFor } from './wait.js';
 
 /** Test double of one step: `hold()` makes the next call of that kind wait until `release()`. */
@@ -62,6 +63,7 @@ export class FakeLeaseStore {
       watch: (key, onEvent, startRevision) => this.watch(key, onEvent, startRevision),
       clock,
       deadlineMs: 5000,
+      attemptTimeoutMs: () => POLICY.clockJump.renewMs / 2, // a cluster answering fast: the check gets its fixed bound
       lifecycle: this.lifecycle,
       observer,
       logger: {},
