@@ -4,11 +4,13 @@ import type { EtcdCluster } from '../../launcher/types.js';
 import type { SpaceFaults } from './apply.js';
 
 /** The etcd flag a cluster needs for `spaceFaults` to fill it within seconds. */
-export const SMALL_QUOTA_ARGS: readonly string[] = [`--quota-backend-bytes=${32 * 1024 * 1024}`];
+export const SMALL_QUOTA_ARGS: readonly string[] = [`--quota-backend-bytes=${16 * 1024 * 1024}`];
 
 const FILLER_PREFIX = '__composed-filler/';
+/** How long a member may stay out of reach (killed, paused, blackholed by another fault) before recovery gives up. */
+const DEFRAG_PATIENCE_MS = 60_000;
 const FILLER_VALUE = Buffer.alloc(512 * 1024, 7);
-/** Enough 512 KiB writes to fill a quota of 1 GiB; a small quota (SMALL_QUOTA_ARGS) takes about 70. */
+/** Enough 512 KiB writes to fill a quota of 1 GiB; a small quota (SMALL_QUOTA_ARGS) takes about 35. */
 const MAX_FILLER_WRITES = 2048;
 
 /**
@@ -25,6 +27,22 @@ export function spaceFaults(cluster: EtcdCluster): SpaceFaults {
       return (await raw.maintenance.alarm({ action: 'Get' })).alarms;
     } finally {
       raw.close();
+    }
+  };
+  const defragment = async (endpoint: string) => {
+    const deadline = performance.now() + DEFRAG_PATIENCE_MS;
+    for (;;) {
+      const member = client([endpoint]);
+      try {
+        // A blackholed member holds the request without a word: each try gets its own deadline.
+        await member.maintenance.defragment({ deadline: Date.now() + 10_000 });
+        return;
+      } catch (error) {
+        if (performance.now() > deadline) throw error;
+      } finally {
+        member.close();
+      }
+      await new Promise((r) => setTimeout(r, 500));
     }
   };
   return {
@@ -53,14 +71,9 @@ export function spaceFaults(cluster: EtcdCluster): SpaceFaults {
         await raw.kv.compact({ revision, physical: true }).catch((error: unknown) => {
           if (!/compacted/.test(String(error))) throw error;
         });
-        for (let i = 0; i < cluster.size; i++) {
-          const member = client([cluster.endpoint(i)]);
-          try {
-            await member.maintenance.defragment();
-          } finally {
-            member.close();
-          }
-        }
+        // A member another fault has taken away (a fill takes seconds, and the schedule does not know how many) is
+        // defragmented once it is back.
+        for (let i = 0; i < cluster.size; i++) await defragment(cluster.endpoint(i));
         for (const alarm of await alarms()) await raw.maintenance.alarm({ action: 'Deactivate', memberID: alarm.memberID, alarm: alarm.alarm });
         const left = await alarms();
         if (left.length > 0) throw new Error(`alarms still raised after the disarm: ${left.map((a) => a.alarm).join(', ')}`);
