@@ -24,11 +24,16 @@ describe('excusedIntervals', () => {
     expect(excusedIntervals([applied('quorum-loss', 10, 20, { members: [0, 1] })], options).map(({ start, end }) => [start, end])).toEqual([[10, 120]]);
   });
 
+  it('no member of the quorum in reach: one blackholed, one slowed, one cut', () => {
+    const timeline = [applied('blackhole', 0, 1000, { members: [0] }), applied('slow-link', 200, 800, { members: [1] }), applied('cut-link', 400, 1500, { members: [2] })];
+    expect(excusedIntervals(timeline, options).map(({ start, end }) => [start, end])).toEqual([[400, 900]]);
+  });
+
   it('one member out, a cut or slow link, a clock step excuse nothing', () => {
     const timeline = [
       applied('kill', 0, 1000, { members: [0] }),
       applied('cut-link', 0, 1000, { members: [1] }),
-      applied('slow-link', 0, 1000, { members: [2] }),
+      applied('slow-link', 1000, 2000, { members: [2] }),
       applied('clock-step', 10, 10, { process: 0 }),
     ];
     expect(excusedIntervals(timeline, options)).toEqual([]);

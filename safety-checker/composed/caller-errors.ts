@@ -2,6 +2,9 @@ import type { History, RecordedOp } from '../types.js';
 import type { AppliedFault } from './apply.js';
 import { QUORUM_FAULTS } from './schedule.js';
 
+/** Faults that keep a member from its clients (in time) while it stays in the quorum. */
+const CLIENT_LINK_FAULTS: ReadonlySet<string> = new Set(['cut-link', 'slow-link']);
+
 /** A stretch of a run in which calls may fail, and why. */
 export interface ExcusedInterval {
   readonly start: number;
@@ -30,7 +33,8 @@ export interface CallerErrorOptions {
 
 /**
  * When a caller may see an error: while a majority of members is out (killed, stopped, blackholed — its Raft
- * traffic gone), while etcd's NOSPACE alarm is raised, and, for one process's calls, while it floods its provider with
+ * traffic gone) or no member of the quorum is in the clients' reach (the others' client links cut or slowed past an
+ * attempt timeout: a call has nowhere to go), while etcd's NOSPACE alarm is raised, and, for one process's calls, while it floods its provider with
  * more than the cluster serves or is suspended — each until `graceMs` after it ends. Everything else — one member
  * out, a cut or slow client link, a clock step — a correct provider rides through with no error.
  */
@@ -45,28 +49,26 @@ export function excusedIntervals(timeline: readonly AppliedFault[], options: Cal
       excused.push({ start: f.startedAt, end: f.endedAt + grace, why: `#${f.id} ${f.kind}`, process });
     }
   }
-  // Sweep the member faults in time order: where the members out leave no majority.
-  const edges = timeline
-    .filter((f) => QUORUM_FAULTS.has(f.kind))
-    .flatMap((f) => [
-      { at: f.startedAt, delta: f.members.length, id: f.id },
-      { at: f.endedAt, delta: -f.members.length, id: f.id },
-    ])
-    .sort((a, b) => a.at - b.at || b.delta - a.delta);
+  // Between any two fault edges the state is constant: excuse each stretch where no majority is in the quorum, or
+  // where no member of the quorum is in the clients' reach (all cut, slowed past an attempt timeout, or out).
+  const clusterFaults = timeline.filter((f) => QUORUM_FAULTS.has(f.kind) || CLIENT_LINK_FAULTS.has(f.kind));
+  const edges = [...new Set(clusterFaults.flatMap((f) => [f.startedAt, f.endedAt]))].sort((a, b) => a - b);
   const majority = Math.floor(members / 2) + 1;
-  let out = 0;
-  let lostAt: number | undefined;
-  const causes = new Set<number>();
-  for (const edge of edges) {
-    out += edge.delta;
-    if (edge.delta > 0) causes.add(edge.id);
-    if (lostAt === undefined && members - out < majority) lostAt = edge.at;
-    else if (lostAt !== undefined && members - out >= majority) {
-      excused.push({ start: lostAt, end: edge.at + grace, why: `no majority (faults #${[...causes].sort((a, b) => a - b).join(', #')})` });
-      lostAt = undefined;
-      causes.clear();
+  let open: { start: number; causes: Set<number> } | undefined;
+  for (const [i, at] of edges.entries()) {
+    const active = clusterFaults.filter((f) => f.startedAt <= at && at < f.endedAt);
+    const outOfQuorum = new Set(active.filter((f) => QUORUM_FAULTS.has(f.kind)).flatMap((f) => f.members));
+    const outOfReach = new Set([...outOfQuorum, ...active.filter((f) => CLIENT_LINK_FAULTS.has(f.kind)).flatMap((f) => f.members)]);
+    const down = members - outOfQuorum.size < majority || outOfReach.size >= members;
+    if (down) {
+      open ??= { start: at, causes: new Set() };
+      for (const f of active) open.causes.add(f.id);
+    } else if (open !== undefined) {
+      const why = outOfQuorum.size > 0 ? 'no majority, or none of it in reach' : 'no member in reach';
+      excused.push({ start: open.start, end: at + grace, why: `${why} (faults #${[...open.causes].sort((a, b) => a - b).join(', #')})` });
+      open = undefined;
     }
-    if (out === 0) causes.clear();
+    if (i === edges.length - 1 && open !== undefined) excused.push({ start: open.start, end: at + grace, why: 'no majority' });
   }
   return excused;
 }

@@ -49,7 +49,7 @@ describe('composed faults: overlapping faults of every kind under Mastra-like ho
     for (const r of results) {
       const overlapping = r.timeline.filter((a) => r.timeline.some((b) => b !== a && b.startedAt < a.endedAt && a.startedAt < b.endedAt));
       expect(overlapping.length, replay(r)).toBeGreaterThanOrEqual(2);
-      expect(r.verdicts[0]!.granted, replay(r)).toBeGreaterThan(100);
+      expect(r.verdicts[0]!.granted, replay(r)).toBeGreaterThan(40);
     }
   });
 
