@@ -351,16 +351,20 @@ describe("a group's checkpoint: startFrom applies to a new group only", () => {
     expect(numbers(first.events)).toEqual([1]);
   });
 
-  it('a group is forgotten once it has no member and the events it took have expired: a join is then a new group', async () => {
+  it('a group is forgotten once it has had no member for groupBacklogMs and the events it took have expired: a join is then a new group', async () => {
     const space = etcd.namespace();
-    const pubsub = etcd.pubsub(space, { retentionMs: 2000, retentionBucketMs: 1000 });
+    const pubsub = etcd.pubsub(space, { retentionMs: 2000, retentionBucketMs: 1000, groupBacklogMs: 3000 });
     const first = collector();
     await pubsub.subscribe('gone', first.cb, { group: 'g' });
     await pubsub.publish('gone', job(1));
     await first.until(1);
     await pubsub.unsubscribe('gone', first.cb);
     // retentionMs + a bucket + 1 s + etcd's expiry sweep, and slack for a busy machine.
-    await waitFor('the group’s member key and claims gone', async () => (await memberKeys(space, 'gone', 'g')).length === 0 && (await claims(space, 'gone', 'g')).length === 0, { timeoutMs: 15_000, intervalMs: 100 });
+    // groupBacklogMs + a bucket + 1 s + etcd's expiry sweep for the group's backlog key, and slack for a busy machine.
+    const backlogKey = new EventKeys(space.eventPrefix).backlog('gone', 'g').toString();
+    const gone = async () =>
+      (await memberKeys(space, 'gone', 'g')).length === 0 && (await claims(space, 'gone', 'g')).length === 0 && (await rawEtcd().get(backlogKey).string()) === null;
+    await waitFor('the group’s member key, backlog key and claims gone', gone, { timeoutMs: 15_000, intervalMs: 100 });
 
     await pubsub.publish('gone', job(2));
     const later = collector();
