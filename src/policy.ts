@@ -171,8 +171,8 @@ export const POLICY = {
     /** `trimTopic` deletes a run's events in transactions of this many keys: etcd's --max-txn-ops (128) bounds one. */
     trimKeysPerTxn: 100,
     /**
-     * A grouped event acked this close to the end of its retention window is deleted with the ack rather than moved
-     * back to a retention lease (pubsub/groups/backlog.ts): etcd grants no lease under 2 s, and one bucket more.
+     * A grouped event acked after (or this close to) the end of its retention window goes back to a retention lease
+     * that ends this long from now (pubsub/groups/backlog.ts): etcd grants no lease under 2 s, and a second more.
      */
     minRetainAfterAckMs: 3_000,
   },

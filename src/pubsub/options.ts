@@ -33,9 +33,9 @@ export interface EtcdPubSubEventOptions {
   /**
    * How long an event of a topic with a consumer group may wait for the group: such an event stays until a member of
    * every group acks it (or drops it after `maxDeliveryAttempts`), however long the group has no member or is busy, up
-   * to this bound; what the bound deletes unfinished is logged (`grouped event expired before its group finished it`)
-   * and counted (`lease_provider.pubsub.dropped_events{reason="backlog-expired"}`) by the group's live members. A
-   * group's work is kept this long after its last member left, too. At least `retentionMs`.
+   * to this bound; what the bound deletes before a handler had it is logged (`grouped event expired before its group
+   * finished it`) and counted (`lease_provider.pubsub.dropped_events{reason="backlog-expired"}`) once per group, by a
+   * live member. A group's work is kept this long after its last member left, too. At least `retentionMs`.
    * @default 3600000 (one hour)
    */
   groupBacklogMs?: number;

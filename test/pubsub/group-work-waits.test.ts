@@ -93,7 +93,7 @@ describe('grouped work waits for its group', () => {
     }
   });
 
-  it('what the backlog bound deletes unfinished is warned about and counted, one event each', async () => {
+  it('what the backlog bound deletes before any handler had it is warned about and counted, once each', async () => {
     const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = [];
     const metrics = recordingMeterProvider();
     const pubsub = etcd.pubsub(etcd.namespace(), {
@@ -107,11 +107,14 @@ describe('grouped work waits for its group', () => {
     // Never acks: the one event it holds keeps the member at its limit, and the rest wait until the bound.
     await pubsub.subscribe('stuck', (event) => void held.push(numberOf(event)), { group: 'workers' });
     for (let n = 0; n < 6; n++) await pubsub.publish('stuck', job(n));
+    // Events 1 to 5 never reached a handler: each is lost, said and counted once. Event 0 expires in its handler's
+    // hands (the handler has it: not lost unseen).
     const expired = () => warnings.filter((w) => w.message === 'grouped event expired before its group finished it');
-    await waitFor(`6 warnings (have ${expired().length})`, () => expired().length >= 6, { timeoutMs: 15_000, intervalMs: 100 });
+    await waitFor(`5 warnings (have ${expired().length})`, () => expired().length >= 5, { timeoutMs: 15_000, intervalMs: 100 });
+    await elapse(1000); // a sixth warning, for the held event, would come with the others: that none does is the point
     const counted = metrics.records.filter((r) => r.name === 'lease_provider.pubsub.dropped_events' && r.attributes?.reason === 'backlog-expired');
     expect(held).toEqual([0]);
-    expect(expired()).toHaveLength(6);
-    expect(counted.reduce((n, r) => n + r.value, 0)).toBe(6);
+    expect(expired()).toHaveLength(5);
+    expect(counted.reduce((n, r) => n + r.value, 0)).toBe(5);
   });
 });

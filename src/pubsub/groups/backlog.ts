@@ -1,7 +1,6 @@
-import { keyPresent, moveToLease, nested, onlyKeyIn, put, putKeepingLease, remove, type TxnRequest } from '../../operations/etcd-txn.js';
+import { keyPresent, moveToLease, nested, onlyKeyIn, put, putKeepingLease, type TxnRequest } from '../../operations/etcd-txn.js';
 import { prefixEnd } from '../keys/event-keys.js';
-import { encodeClaim, type ClaimValue } from './claim-txns.js';
-import { settleTxn } from './claim-txns.js';
+import { encodeClaim, settleTxn, type ClaimValue } from './claim-txns.js';
 
 /**
  * Grouped work waits for its group. A consumer group of a topic keeps a *backlog key* under the topic
@@ -12,19 +11,13 @@ import { settleTxn } from './claim-txns.js';
  * is busy or has no member at all — a deploy — up to the bound.
  *
  * Once the event is finished (acked, or dropped after its last attempt), it waits for nobody when the group is the
- * topic's only one: the ack then moves it, and its claim, back to a retention lease for its publish time — or deletes
- * both when that has passed — so fan-out subscribers still replay it for `retentionMs` and etcd holds it no longer.
+ * topic's only one: the ack then moves it, and its claim, back to a retention lease for its publish time (a few
+ * seconds from now when that has passed), so fan-out subscribers still replay it for `retentionMs` and etcd holds it
+ * no longer. The claim goes along as `done`: the group's other members learn from it that the event is finished, and
+ * take its expiry for no loss.
  * etcd checks "only group" in the ack's own transaction (`onlyKeyIn`): a group created meanwhile keeps the event. With
  * several groups on a topic, finished events stay until the bound.
  */
-export type Afterwards =
-  /** Another group may still want it, or none is known: the claim is written in place, the event stays. */
-  | { kind: 'keep' }
-  /** Back to the retention lease `lease` (the claim with it). */
-  | { kind: 'retain'; lease: string }
-  /** Its retention has passed: event and claim are deleted. */
-  | { kind: 'delete' };
-
 interface FinishRequest {
   claimKey: Buffer;
   claimRevision: string;
@@ -33,7 +26,8 @@ interface FinishRequest {
   /** The topic's backlog prefix and the create revision of this group's backlog key. */
   backlogs: Buffer;
   backlogCreated: string;
-  afterwards: Exclude<Afterwards, { kind: 'keep' }>;
+  /** The retention lease it goes back to: its publish time + `retentionMs`, or a little later when that is past. */
+  lease: string;
 }
 
 /**
@@ -41,20 +35,16 @@ interface FinishRequest {
  *
  *   If MOD(claim) = mine                                   -- as settleTxn: a late ack after a takeover does nothing
  *   Then If (only this group's backlog key exists AND the event exists)
- *        Then move event and claim to the retention lease  -- or delete them, event first
+ *        Then move event and claim to the retention lease
  *        Else put(claim, value) keeping its lease
  *   Else range(claim)
  *
  * One sub-transaction, as a plain ack: grouped work costs publish, claim and ack. The event is moved with
- * `ignore_value`: its bytes are not sent again. Deleting the event before its claim keeps a watcher from seeing an
- * event without its finished claim.
+ * `ignore_value`: its bytes are not sent again.
  */
 export function finishTxn(request: FinishRequest): TxnRequest {
-  const { claimKey, value, eventKey, afterwards } = request;
-  const finish =
-    afterwards.kind === 'delete'
-      ? [remove(eventKey), remove(claimKey)]
-      : [moveToLease(eventKey, afterwards.lease), put(claimKey, encodeClaim(value), afterwards.lease)];
+  const { claimKey, value, eventKey, lease } = request;
+  const finish = [moveToLease(eventKey, lease), put(claimKey, encodeClaim(value), lease)];
   const inPlace = settleTxn(claimKey, request.claimRevision, value);
   return {
     ...inPlace,

@@ -19,6 +19,7 @@ import type { Watch, WatchStream } from '../watch/watch-stream.js';
 import { claimTxn, decodeClaimOutcome, decodeSettle, settleTxn, type ClaimValue } from './claim-txns.js';
 import { encodeBacklog, finishTxn } from './backlog.js';
 import { joinFloor } from './group-checkpoint.js';
+import { preferredMember } from './assignment.js';
 import { readGroupSnapshot } from './group-snapshot.js';
 import { encodeMemberState, GroupState, type ClaimReason, type Decision, type MemberState } from './group-state.js';
 import type { Session } from './session.js';
@@ -92,14 +93,20 @@ export class GroupConsumer {
   private leaving = false;
   private stopped = false;
   private readonly stopController = new AbortController();
+  /**
+   * The claims in flight, which `stop` ends. Tracked here rather than by each listening on the stop signal: a burst of
+   * claims (up to `maxInFlightPerGroup` at once) would put as many listeners on one AbortSignal, which Node 20 reports
+   * as a leak (MaxListenersExceededWarning) past 10.
+   */
+  private readonly claims = new Set<CallScope>();
   private readonly unlisten: () => void;
   /** Member keys are written on the session's lease. */
   private readonly writes: LeasedWrites;
 
   constructor(private readonly deps: GroupConsumerDeps) {
     this.writes = new LeasedWrites(deps.core.committer, deps.session);
-    // Every claim and ack write in flight listens on the stop signal: a burst of claims (up to maxInFlightPerGroup,
-    // and their acks) is many listeners at once, which is expected, not a leak.
+    // Claims do not listen on the stop signal (see `claims`); what does — the background retries of writes that
+    // failed while etcd was away — may be many at once after an outage, which is expected, not a leak.
     setMaxListeners(0, this.stopController.signal);
     this.topicPrefix = deps.keys.topic(deps.topic);
     this.memberKey = deps.keys.member(deps.topic, deps.group, deps.me);
@@ -184,6 +191,8 @@ export class GroupConsumer {
     this.leaving = true;
     this.stopWatching();
     this.stopController.abort();
+    for (const scope of this.claims) scope.stop(this.stopController.signal.reason);
+    this.claims.clear();
     this.unlisten();
   }
 
@@ -341,7 +350,10 @@ export class GroupConsumer {
    */
   private noteGone(id: string): void {
     const event = this.state.events.get(id);
-    if (!event || this.state.claims.get(id)?.s === 'done') return;
+    // Finished, or in a handler's hands (ours: our own ack may be what deleted it, its answer not back yet; another
+    // member's: it knows): not lost unseen. Counted once per group, by the member preferred for it.
+    if (!event || this.handling.has(id) || this.state.claims.get(id)?.s === 'done' || this.state.claims.get(id)?.s === 'held') return;
+    if (preferredMember(new Set([...this.state.activeMembers(), this.deps.me]), id) !== this.deps.me) return;
     const createdAt = this.deps.decode(event.value)?.createdAt;
     const ageMs = createdAt instanceof Date ? Date.now() - createdAt.getTime() : Number.NaN;
     if (!(ageMs >= this.deps.options.retentionMs)) return;
@@ -405,7 +417,8 @@ export class GroupConsumer {
     const value: ClaimValue = { m: me, a: attempt, s: 'held', t: Date.now(), ...this.floorField() };
     const claimKey = keys.claim(topic, group, id);
     const txn = claimTxn({ claimKey, eventKey: event.key, eventRevision: event.revision, claimRevision, value, lease: event.lease });
-    const scope = core.runner.open('claim', core.budget(core.options.deadlineMs, this.stopController.signal));
+    const scope = core.runner.open('claim', core.budget(core.options.deadlineMs));
+    this.claims.add(scope);
     let lost = false;
     try {
       const outcome = await core.runner.attempts(scope, async (a) => decodeClaimOutcome(await core.committer.submit(claimKey, txn, a.timeoutMs, a.signal), value));
@@ -427,6 +440,7 @@ export class GroupConsumer {
     } finally {
       if (!this.handling.has(id)) turn.skip();
       this.attempting.delete(id);
+      this.claims.delete(scope);
       scope.dispose();
       if (lost) this.evaluate(id);
       // A claim that did not end in a delivery gives its slot back: what waits for capacity may go now.
@@ -543,10 +557,12 @@ export class GroupConsumer {
     const { retentionPool, options, keys, topic, core } = this.deps;
     const common = { claimKey: handling.claimKey, claimRevision: handling.revision, value, eventKey: event.key, backlogs: keys.backlogs(topic), backlogCreated };
     const ageMs = handling.publishedAt === undefined ? 0 : Math.max(0, Date.now() - handling.publishedAt);
-    // A retention lease needs at least etcd's minimum TTL ahead of it; closer than that to its end, the event goes now.
-    if (options.retentionMs - ageMs < POLICY.events.minRetainAfterAckMs) return finishTxn({ ...common, afterwards: { kind: 'delete' } });
-    const lease = await this.writes.granted(retentionPool.leaseFor(options.retentionMs, core.clock.now() - ageMs), attempt);
-    return finishTxn({ ...common, afterwards: { kind: 'retain', lease: lease.id } });
+    // Until its publish time + retentionMs, but a little more when that is (nearly) past: the move is what tells the
+    // group's other members the event is finished, so it happens in any case.
+    const now = core.clock.now();
+    const publishedAt = Math.max(now - ageMs, now - options.retentionMs + POLICY.events.minRetainAfterAckMs);
+    const lease = await this.writes.granted(retentionPool.leaseFor(options.retentionMs, publishedAt), attempt);
+    return finishTxn({ ...common, lease: lease.id });
   }
 
   /**
