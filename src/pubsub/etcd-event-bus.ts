@@ -24,7 +24,7 @@ import { Publisher } from './publish/publisher.js';
 import type { ResolvedEventOptions } from './resolve-options.js';
 import { CompactionCheck } from './retention/compaction-check.js';
 import { FeedMember } from './watch/feed-member.js';
-import { readPrefix } from './watch/range-read.js';
+import { byCreationThenKey, readPrefix } from './watch/range-read.js';
 import { TopicFeed } from './watch/topic-feed.js';
 import { checkTrimSelection, isTrimmed, trimTxns, type TrimSelection } from './trim/run-trim.js';
 import { WatchStream, type WatchStreamTuning } from './watch/watch-stream.js';
@@ -306,7 +306,7 @@ export class EtcdEventBus {
     const scope = this.core.runner.open('getHistory', this.core.budget(this.core.deadlineOf(options), options.signal));
     try {
       const { kvs } = await readPrefix(this.core.client, this.core.runner, scope, this.keys.events(topic), undefined, this.options.maxReplayBytes);
-      return kvs.flatMap((kv) => decodeEvent(kv.value) ?? []).slice(offset);
+      return [...kvs].sort(byCreationThenKey).flatMap((kv) => decodeEvent(kv.value) ?? []).slice(offset);
     } finally {
       scope.dispose();
     }

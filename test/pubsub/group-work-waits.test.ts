@@ -93,6 +93,23 @@ describe('grouped work waits for its group', () => {
     }
   });
 
+  it('a fan-out subscriber that joins later replays the topic in publish order, finished (moved) events included', async () => {
+    const space = etcd.namespace();
+    const worker = etcd.pubsub(space, { retentionMs: 30_000 });
+    const handled: number[] = [];
+    // Acks the even events (moved back to retention with their acks) and holds the odd ones (where they were).
+    await worker.subscribe('mixed', (event, ack) => void (handled.push(numberOf(event)), numberOf(event) % 2 === 0 && ack?.()), { group: 'workers' });
+    for (let n = 0; n < 6; n++) await worker.publish('mixed', job(n));
+    await waitFor('6 deliveries', () => handled.length >= 6, { timeoutMs: 10_000, intervalMs: 20 });
+    await worker.flush();
+    const reader = etcd.pubsub(space);
+    expect((await reader.getHistory('mixed')).map(numberOf)).toEqual([0, 1, 2, 3, 4, 5]);
+    const replayed: number[] = [];
+    await reader.subscribe('mixed', (event) => void replayed.push(numberOf(event)));
+    await waitFor('the replay', () => replayed.length >= 6, { timeoutMs: 10_000, intervalMs: 20 });
+    expect(replayed).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
   it('what the backlog bound deletes before any handler had it is warned about and counted, once each', async () => {
     const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = [];
     const metrics = recordingMeterProvider();
