@@ -182,5 +182,12 @@ export const POLICY = {
      * values, well under the group committer's budget for one transaction (`batch.maxBatchBytes`).
      */
     batch: { maxEvents: 64, maxBytes: 512 * 1024 },
+    /** `trimTopic` deletes a run's events in transactions of this many keys: etcd's --max-txn-ops (128) bounds one. */
+    trimKeysPerTxn: 100,
+    /**
+     * A grouped event acked after (or this close to) the end of its retention window goes back to a retention lease
+     * that ends this long from now (pubsub/groups/backlog.ts): etcd grants no lease under 2 s, and a second more.
+     */
+    minRetainAfterAckMs: 3_000,
   },
 } as const;

@@ -23,6 +23,11 @@ import type { EtcdPubSubOptions } from './etcd-pubsub-options.js';
  * client and one group committer, so lease renewals and events ride the same consensus rounds.
  */
 export class EtcdPubSub extends PubSubWithLeases {
+  /**
+   * Deletes one run's events of a topic; with `producedBefore`, only its unpinned events produced at or before it
+   * (Mastra's newer PubSub member). Never rejects. Handed through from the event side at construction.
+   */
+  declare readonly trimTopic: (topic: string, options: { runId: string; producedBefore?: number }) => Promise<void>;
   private readonly core: EtcdCore;
   private readonly description: Record<string, unknown>;
   private shutdown: Promise<void> | undefined;

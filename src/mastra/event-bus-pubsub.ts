@@ -50,6 +50,14 @@ export class EventBusPubSub extends PubSub {
     return this.bus.clearTopic(topic);
   }
 
+  /**
+   * Deletes one run's events of the topic (with `producedBefore`, only its unpinned events produced at or before it),
+   * as a newer Mastra's PubSub does; never rejects. Not a member of Mastra 1.71's class, so not an override.
+   */
+  trimTopic(topic: string, options: { runId: string; producedBefore?: number }): Promise<void> {
+    return this.bus.trimTopic(topic, options);
+  }
+
   /** Consumer groups are real (one worker per event), so Mastra runs its pull workers on this transport. */
   override get supportedModes(): ReadonlyArray<PubSubDeliveryMode> {
     return ['pull'];

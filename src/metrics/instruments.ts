@@ -98,7 +98,7 @@ export const PUBSUB_METRIC = {
 } as const;
 
 export type RedeliveryReason = 'nack' | 'member-lost' | 'in-flight-timeout';
-type DropReason = 'max-attempts' | 'oversize-replay' | 'compacted';
+type DropReason = 'max-attempts' | 'oversize-replay' | 'compacted' | 'backlog-expired';
 export type WatchResumeReason = 'reconnect' | 'compacted' | 'stalled' | 'oversize';
 
 export interface PubSubInstruments {

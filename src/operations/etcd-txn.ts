@@ -41,6 +41,22 @@ export function keyAbsent(key: Buffer): ICompare {
   return { key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 };
 }
 
+/**
+ * Some key exists in [key, rangeEnd). etcd compares every key of a range and, for an empty range, a key that does not
+ * exist (version 0): so "version > 0" over the range holds exactly when the range holds a key.
+ */
+export function someKeyIn(key: Buffer, rangeEnd: Buffer): ICompare {
+  return { key, range_end: rangeEnd, target: CompareTarget.Version, result: CompareResult.Greater, version: 0 };
+}
+
+/**
+ * Every key of [key, rangeEnd) was created at `revision`: the range holds that one key and no other (two keys never
+ * share a create revision unless one transaction wrote both). False on an empty range.
+ */
+export function onlyKeyIn(key: Buffer, rangeEnd: Buffer, revision: string): ICompare {
+  return { key, range_end: rangeEnd, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: revision };
+}
+
 /** The key exists and holds exactly these bytes. False on an absent key. */
 export function valueIs(key: Buffer, value: Buffer): ICompare {
   return { key, target: CompareTarget.Value, result: CompareResult.Equal, value };
@@ -67,6 +83,16 @@ export function put(key: Buffer, value: Buffer, lease: string): IRequestOp {
  */
 export function putKeepingLease(key: Buffer, value: Buffer): IRequestOp {
   return { request_put: { key, value, ignore_lease: true } };
+}
+
+/** Moves an existing key to another lease without sending its value again (etcd's `ignore_value`). */
+export function moveToLease(key: Buffer, lease: string): IRequestOp {
+  return { request_put: { key, ignore_value: true, lease } };
+}
+
+/** The key exists. */
+export function keyPresent(key: Buffer): ICompare {
+  return { key, target: CompareTarget.Create, result: CompareResult.Greater, create_revision: 0 };
 }
 
 export function remove(key: Buffer): IRequestOp {

@@ -24,8 +24,9 @@ import { Publisher } from './publish/publisher.js';
 import type { ResolvedEventOptions } from './resolve-options.js';
 import { CompactionCheck } from './retention/compaction-check.js';
 import { FeedMember } from './watch/feed-member.js';
-import { readPrefix } from './watch/range-read.js';
+import { byCreationThenKey, readPrefix } from './watch/range-read.js';
 import { TopicFeed } from './watch/topic-feed.js';
+import { checkTrimSelection, isTrimmed, trimTxns, type TrimSelection } from './trim/run-trim.js';
 import { WatchStream, type WatchStreamTuning } from './watch/watch-stream.js';
 
 /** Per-call options of the bus's async methods. */
@@ -43,6 +44,11 @@ export interface BusPublishOptions extends BusCallOptions {
 interface BusSubscribeOptions extends BusCallOptions {
   group?: string;
   startFrom?: 'earliest' | 'latest';
+}
+
+/** The backlog pool's bucket: at least the retention bucket, and about 60 leases over the backlog bound. */
+function backlogBucketMs(options: ResolvedEventOptions): number {
+  return Math.max(options.retentionBucketMs, Math.round(options.groupBacklogMs / 60));
 }
 
 /** Seams inside the package, not options: for the test suite. */
@@ -80,6 +86,7 @@ export class EtcdEventBus {
   private readonly logger: LeaseLogger;
   private readonly instruments: PubSubInstruments;
   private readonly retention: LeasePool;
+  private readonly backlog: LeasePool;
   private readonly publisher: Publisher;
   private readonly stream: WatchStream;
   private readonly delivery: LocalDelivery;
@@ -110,11 +117,16 @@ export class EtcdEventBus {
     const { client, runner, clock } = core;
     // A pool of its own, with its own id tag: retention leases are never confused with the provider's lease ids.
     this.retention = core.leasePool(options.retentionBucketMs, new LeaseIdSpace(clock.wallOrigin), 'retention lease');
+    // Work a consumer group waits for lives on leases of its own, as long as the backlog bound: bucketed wider, so a
+    // process holds about as many of them as of retention leases.
+    this.backlog = core.leasePool(backlogBucketMs(options), new LeaseIdSpace(clock.wallOrigin), 'backlog lease');
     this.publisher = new Publisher({
       core,
       keys: this.keys,
       pool: this.retention,
       retentionMs: options.retentionMs,
+      backlogPool: this.backlog,
+      backlogMs: options.groupBacklogMs,
       writeBehindFlushMs: options.writeBehindFlushMs,
       instruments: this.instruments,
       logger: this.logger,
@@ -146,6 +158,7 @@ export class EtcdEventBus {
     this.observeCompaction = (result) => result.observe(this.compaction.compactionMissing ? 1 : 0);
     this.instruments.compactionMissing.addCallback(this.observeCompaction);
     this.compaction.start(options.compactionCheckMs);
+    for (const notice of options.notices ?? []) this.logger.warn?.(notice);
   }
 
   /** This process's publisher id (the first part of every event id it writes). */
@@ -251,6 +264,38 @@ export class EtcdEventBus {
   }
 
   /**
+   * Deletes one run's retained events of `topic` (`runId`); with `producedBefore`, only its unpinned events produced
+   * at or before it (run-trim.ts has the rule, Mastra's). Events of other runs stay. Runs after what this process
+   * published to the topic before, as `clearTopic` does. Never rejects: a bad argument or a failure is logged.
+   */
+  async trimTopic(topic: string, selection: TrimSelection, options: BusCallOptions = {}): Promise<void> {
+    if (this.closeController.signal.aborted) return;
+    try {
+      checkText('topic', topic);
+      checkTrimSelection(selection);
+    } catch (error) {
+      this.logger.warn?.('trimTopic: invalid argument; nothing trimmed', { error });
+      return;
+    }
+    const { runId, producedBefore } = selection;
+    const wanted: TrimSelection = producedBefore === undefined ? { runId } : { runId, producedBefore };
+    await this.publisher.deleteAfterPublishes(topic, this.core.deadlineOf(options), {
+      operation: 'trimTopic',
+      run: async (scope) => {
+        const { client, runner } = this.core;
+        const { kvs } = await readPrefix(client, runner, scope, this.keys.events(topic), undefined, Number.POSITIVE_INFINITY);
+        const doomed = kvs.filter((kv) => {
+          const event = decodeEvent(kv.value);
+          return event !== undefined && isTrimmed(event, wanted);
+        });
+        for (const txn of trimTxns(doomed.map((kv) => kv.key), POLICY.events.trimKeysPerTxn)) {
+          await runner.attempts(scope, ({ deadline }) => client.kv.txn(txn, { deadline }));
+        }
+      },
+    });
+  }
+
+  /**
    * The retained events of `topic` in topic order, from position `offset`. Positions count the *currently retained*
    * window, which moves as events expire: they are not stable offsets.
    */
@@ -261,7 +306,7 @@ export class EtcdEventBus {
     const scope = this.core.runner.open('getHistory', this.core.budget(this.core.deadlineOf(options), options.signal));
     try {
       const { kvs } = await readPrefix(this.core.client, this.core.runner, scope, this.keys.events(topic), undefined, this.options.maxReplayBytes);
-      return kvs.flatMap((kv) => decodeEvent(kv.value) ?? []).slice(offset);
+      return [...kvs].sort(byCreationThenKey).flatMap((kv) => decodeEvent(kv.value) ?? []).slice(offset);
     } finally {
       scope.dispose();
     }
@@ -292,6 +337,7 @@ export class EtcdEventBus {
     this.compaction.stop();
     this.instruments.compactionMissing.removeCallback(this.observeCompaction);
     this.retention.close();
+    this.backlog.close();
   }
 
   /** Joins the topic's feed (created with its first member): its watch and replay are shared by every member. */
@@ -345,6 +391,8 @@ export class EtcdEventBus {
         me: `${this.ids.publisher}-${++this.memberCount}`,
         startFrom,
         options: this.options,
+        backlogPool: this.backlog,
+        retentionPool: this.retention,
         logger: this.logger,
         instruments: this.instruments,
         decode: decodeEvent,

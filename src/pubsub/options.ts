@@ -25,11 +25,20 @@ export interface EtcdPubSubEventOptions {
    */
   eventPrefix?: string;
   /**
-   * How long an event stays in etcd: the window `startFrom: 'earliest'` replays, and how long grouped work can wait
-   * for a consumer. At least 2000 (etcd's minimum lease TTL).
+   * How long an event stays in etcd: the window `startFrom: 'earliest'` replays. Work a consumer group waits for
+   * stays longer (`groupBacklogMs`). At least 2000 (etcd's minimum lease TTL).
    * @default 60000
    */
   retentionMs?: number;
+  /**
+   * How long an event of a topic with a consumer group may wait for the group: such an event stays until a member of
+   * every group acks it (or drops it after `maxDeliveryAttempts`), however long the group has no member or is busy, up
+   * to this bound; what the bound deletes before a handler had it is logged (`grouped event expired before its group
+   * finished it`) and counted (`lease_provider.pubsub.dropped_events{reason="backlog-expired"}`) once per group, by a
+   * live member. A group's work is kept this long after its last member left, too. At least `retentionMs`.
+   * @default 3600000 (one hour)
+   */
+  groupBacklogMs?: number;
   /**
    * Events published within this window share one etcd lease; an event may outlive `retentionMs` by up to this
    * plus 1 s.

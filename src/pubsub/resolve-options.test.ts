@@ -2,6 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { deriveEventPrefix, EVENT_DEFAULTS, resolveEventOptions } from './resolve-options.js';
 
 describe('event options', () => {
+  it('groupBacklogMs: an hour by default, at least retentionMs, named in its error', () => {
+    expect(resolveEventOptions({}, 'a/lease/').groupBacklogMs).toBe(3_600_000);
+    expect(resolveEventOptions({ retentionMs: 7_200_000 }, 'a/lease/').groupBacklogMs).toBe(7_200_000);
+    expect(() => resolveEventOptions({ retentionMs: 10_000, groupBacklogMs: 5_000 }, 'a/lease/')).toThrow(/^options\.groupBacklogMs: must be a finite number of at least 10000/);
+  });
+
+  it('maxDeliveryAttempts 0 means no cap, with a notice to log; Infinity says it without one', () => {
+    const zero = resolveEventOptions({ maxDeliveryAttempts: 0 }, 'a/lease/');
+    expect(zero.maxDeliveryAttempts).toBe(Number.POSITIVE_INFINITY);
+    expect(zero.notices).toEqual([expect.stringMatching(/^maxDeliveryAttempts: 0 means no cap/)]);
+    expect(resolveEventOptions({ maxDeliveryAttempts: Number.POSITIVE_INFINITY }, 'a/lease/').notices).toEqual([]);
+  });
+
   it('derives the event prefix beside the lease prefix', () => {
     expect(deriveEventPrefix('mastra/lease/')).toBe('mastra/events/');
     expect(deriveEventPrefix('myapp/lease')).toBe('myapp/events/');

@@ -6,6 +6,7 @@ import type { EtcdPubSubEventOptions, PublishMode, PublishedEvent } from './opti
 export interface ResolvedEventOptions {
   eventPrefix: string;
   retentionMs: number;
+  groupBacklogMs: number;
   retentionBucketMs: number;
   maxEventBytes: number;
   maxDeliveryAttempts: number;
@@ -19,10 +20,13 @@ export interface ResolvedEventOptions {
   maxReplayBytes: number;
   watchCheckMs: number;
   compactionCheckMs: number;
+  /** Warnings about the options as given, logged once when the bus starts (`maxDeliveryAttempts: 0`). */
+  notices?: readonly string[];
 }
 
 export const EVENT_DEFAULTS = {
   retentionMs: 60_000,
+  groupBacklogMs: 3_600_000,
   retentionBucketMs: 5_000,
   maxEventBytes: 512 * 1024,
   maxDeliveryAttempts: 5,
@@ -70,6 +74,7 @@ export function resolveEventOptions(options: EtcdPubSubEventOptions, leasePrefix
   return {
     eventPrefix,
     retentionMs,
+    groupBacklogMs: atLeast('options.groupBacklogMs', options.groupBacklogMs ?? Math.max(EVENT_DEFAULTS.groupBacklogMs, retentionMs), retentionMs),
     retentionBucketMs: atLeast('options.retentionBucketMs', options.retentionBucketMs ?? EVENT_DEFAULTS.retentionBucketMs, 1),
     maxEventBytes,
     maxDeliveryAttempts,
@@ -83,6 +88,7 @@ export function resolveEventOptions(options: EtcdPubSubEventOptions, leasePrefix
     maxReplayBytes: whole('options.maxReplayBytes', options.maxReplayBytes ?? EVENT_DEFAULTS.maxReplayBytes, 1),
     watchCheckMs: atLeast('options.watchCheckMs', options.watchCheckMs ?? EVENT_DEFAULTS.watchCheckMs, 100),
     compactionCheckMs: atLeast('options.compactionCheckMs', options.compactionCheckMs ?? EVENT_DEFAULTS.compactionCheckMs, 0),
+    notices: options.maxDeliveryAttempts === 0 ? [ZERO_ATTEMPTS_NOTICE] : [],
   };
 }
 
@@ -110,6 +116,9 @@ export function deriveEventPrefix(leasePrefix: string): string {
     `required: every key starting with the lease prefix '${leasePrefix}' is a lease key, so no event prefix can be derived beside it (end the prefix with '/': 'myapp/' gives 'myapp-events/', 'myapp/lease/' gives 'myapp/events/')`,
   );
 }
+
+/** Mastra's Redis Streams backend reads 0 as no cap and warns; so does this one, so that the value carried over keeps its meaning and is seen. */
+const ZERO_ATTEMPTS_NOTICE = 'maxDeliveryAttempts: 0 means no cap (a nacked event is offered again forever); pass Infinity to say so explicitly';
 
 /**
  * `maxDeliveryAttempts`: a whole number ≥ 1, or `Infinity`. 0 means unlimited too, as Mastra's Redis Streams

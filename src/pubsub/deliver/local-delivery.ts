@@ -1,6 +1,12 @@
 import type { Event, EventCallback } from '@mastra/core/events';
 import type { LeaseLogger } from '../../config/options.js';
 
+/**
+ * A callback as a newer Mastra calls it: a fourth argument, `extend`, pushes back the delivery's in-flight timeout
+ * (Mastra 1.71's `EventCallback` names three; a callback that takes fewer ignores it).
+ */
+export type CallbackWithExtend = (event: Event, ack: () => Promise<void>, nack: () => Promise<void>, extend: () => Promise<void>) => unknown;
+
 interface LocalDeliveryPolicy {
   maxDeliveryAttempts: number;
   redeliveryDelayMs: number;
@@ -17,7 +23,8 @@ interface LocalDeliveryPolicy {
  * shares (fan-out subscriptions, `localOnly` events): `ack` settles; `nack` — or a callback that throws or returns a
  * rejected promise — offers the event again after `redeliveryDelayMs × attempt` with `deliveryAttempt + 1`, until
  * `maxDeliveryAttempts`, then drops it with a warning. A delivery neither acked nor nacked within `inFlightTimeoutMs`
- * is nacked on the handler's behalf and offered again at once (its late ack or nack then changes nothing). The
+ * is nacked on the handler's behalf and offered again at once (its late ack or nack then changes nothing); the
+ * callback's fourth argument, `extend`, starts that timeout over. The
  * callback's promise is not awaited before the next delivery: callbacks run in delivery order without waiting for one
  * another.
  *
@@ -47,16 +54,23 @@ export class LocalDelivery {
       if (settle()) this.retry(target, event, attempt, 'nack');
     };
     const { inFlightTimeoutMs, logger } = this.policy;
-    if (inFlightTimeoutMs > 0) {
+    const arm = () => {
       timer = this.after(inFlightTimeoutMs, () => {
         if (!settle()) return;
         logger.warn?.('an event was neither acked nor nacked within inFlightTimeoutMs; nacked on its handler’s behalf', { type: event.type, id: event.id, attempt });
         this.retry(target, event, attempt, 'in-flight-timeout');
       });
-    }
+    };
+    if (inFlightTimeoutMs > 0) arm();
+    // The heartbeat of a long handler: its in-flight timeout starts over. Nothing once settled or timed out.
+    const extend = async (): Promise<void> => {
+      if (settled || !timer) return;
+      this.forget(timer);
+      arm();
+    };
     this.policy.onDelivered();
     try {
-      const result = cb(event, ack, nack);
+      const result = (cb as CallbackWithExtend)(event, ack, nack, extend);
       if (result && typeof (result as Promise<void>).then === 'function') (result as Promise<void>).catch(() => void nack());
     } catch {
       void nack();

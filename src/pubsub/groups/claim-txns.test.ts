@@ -41,9 +41,10 @@ describe('claim transactions', () => {
     const txn = settleTxn(claimKey, '20', done);
     expect(txn.compare).toEqual([expect.objectContaining({ key: claimKey, target: CompareTarget.Mod, mod_revision: '20' })]);
     expect(txn.success![0]!.request_put).toEqual({ key: claimKey, value: encodeClaim(done), ignore_lease: true });
-    expect(decodeSettle({ succeeded: true, responses: [], revision: '21' }, done)).toBe('settled');
-    expect(decodeSettle(holder(done, '21'), done)).toBe('settled');
-    expect(decodeSettle(holder({ m: 'other', a: 2, s: 'held', t: 9 }), done)).toBe('taken-over');
+    expect(decodeSettle({ succeeded: true, responses: [], revision: '21' }, done)).toEqual({ settled: true, revision: '21' });
+    expect(decodeSettle(holder(done, '22'), done)).toEqual({ settled: true, revision: '22' });
+    const other = { m: 'other', a: 2, s: 'held' as const, t: 9 };
+    expect(decodeSettle(holder(other), done)).toEqual({ settled: false, holder: { value: other, revision: '20' } });
   });
 
   it('decodes only claims it wrote', () => {

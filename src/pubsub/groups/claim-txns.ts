@@ -106,11 +106,18 @@ export function settleTxn(claimKey: Buffer, claimRevision: string, value: ClaimV
   };
 }
 
-/** Settled when written now, or when the claim already carries exactly this value (an earlier attempt wrote it). */
-export function decodeSettle(outcome: TxnOutcome, value: ClaimValue): 'settled' | 'taken-over' {
-  if (outcome.succeeded) return 'settled';
+/**
+ * Settled when written now, or when the claim already carries exactly this value (an earlier attempt wrote it); with
+ * the claim's revision, so that the member knows its own write before the watch brings it. Otherwise the claim it
+ * found (a takeover).
+ */
+export function decodeSettle(outcome: TxnOutcome, value: ClaimValue): SettleOutcome {
+  if (outcome.succeeded) return { settled: true, revision: outcome.revision };
   const kv = rangeValue(outcome);
   const stored = kv ? decodeClaim(kv.value) : undefined;
-  if (stored && stored.m === value.m && stored.a === value.a && stored.s === value.s && stored.t === value.t) return 'settled';
-  return 'taken-over';
+  if (!kv || !stored) return { settled: false };
+  if (stored.m === value.m && stored.a === value.a && stored.s === value.s && stored.t === value.t) return { settled: true, revision: kv.mod_revision };
+  return { settled: false, holder: { value: stored, revision: kv.mod_revision } };
 }
+
+type SettleOutcome = { settled: true; revision: string } | { settled: false; holder?: { value: ClaimValue; revision: string } };

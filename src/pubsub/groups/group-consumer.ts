@@ -1,19 +1,25 @@
+import { setMaxListeners } from 'node:events';
 import type { Event, EventCallback } from '@mastra/core/events';
-import type { IEvent } from 'etcd3';
+import { EtcdLeaseInvalidError, type IEvent } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import { EtcdCompactedError } from '../../errors/compacted.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
 import { LeasedWrites } from '../../leases/leased-writes.js';
 import type { PubSubInstruments, RedeliveryReason } from '../../metrics/instruments.js';
 import { POLICY } from '../../policy.js';
-import { put, remove, type KeyValue } from '../../operations/etcd-txn.js';
+import { put, remove, type KeyValue, type TxnRequest } from '../../operations/etcd-txn.js';
 import type { CallScope } from '../../transport/call-scope.js';
+import type { AttemptContext } from '../../transport/call-runner.js';
+import type { LeasePool } from '../../leases/lease-pool.js';
 import { parseTopicEntry, type EventKeys } from '../keys/event-keys.js';
 import type { ResolvedEventOptions } from '../resolve-options.js';
+import type { CallbackWithExtend } from '../deliver/local-delivery.js';
 import { retryForever } from '../watch/retry-forever.js';
 import type { Watch, WatchStream } from '../watch/watch-stream.js';
 import { claimTxn, decodeClaimOutcome, decodeSettle, settleTxn, type ClaimValue } from './claim-txns.js';
+import { encodeBacklog, finishTxn } from './backlog.js';
 import { joinFloor } from './group-checkpoint.js';
+import { preferredMember } from './assignment.js';
 import { readGroupSnapshot } from './group-snapshot.js';
 import { encodeMemberState, GroupState, type ClaimReason, type Decision, type MemberState } from './group-state.js';
 import type { Session } from './session.js';
@@ -28,7 +34,13 @@ interface GroupConsumerDeps {
   /** This consumer's member id (unique per consumer instance). */
   me: string;
   startFrom: 'earliest' | 'latest';
-  options: Pick<ResolvedEventOptions, 'claimTimeoutMs' | 'redeliveryDelayMs' | 'inFlightTimeoutMs' | 'maxInFlightPerGroup' | 'maxDeliveryAttempts' | 'maxReplayBytes'>;
+  options: Pick<
+    ResolvedEventOptions,
+    'claimTimeoutMs' | 'redeliveryDelayMs' | 'inFlightTimeoutMs' | 'maxInFlightPerGroup' | 'maxDeliveryAttempts' | 'maxReplayBytes' | 'retentionMs' | 'groupBacklogMs'
+  >;
+  /** Leases of the group's backlog key (backlog.ts), and of finished events moved back to retention. */
+  backlogPool: LeasePool;
+  retentionPool: LeasePool;
   logger: LeaseLogger;
   instruments: PubSubInstruments;
   decode(value: Buffer): Event | undefined;
@@ -39,6 +51,8 @@ interface Handling {
   readonly claimKey: Buffer;
   readonly revision: string;
   readonly attempt: number;
+  /** Wall-clock ms of its publish (the event's `createdAt`), once decoded. */
+  publishedAt?: number;
   /** The callback it was handed to. */
   callback?: EventCallback;
   /** Fires the in-flight timeout. */
@@ -66,8 +80,12 @@ export class GroupConsumer {
   private readonly blocked = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly settling = new Set<Promise<void>>();
+  /** Claims in flight, in the order they started (inClaimOrder). */
+  private readonly claimOrder: Array<{ handOut?: () => void; ready: boolean }> = [];
   private readonly topicPrefix: Buffer;
   private readonly memberKey: Buffer;
+  private readonly backlogKey: Buffer;
+  private backlogTimer: NodeJS.Timeout | undefined;
   /** Session lease the member key is on; undefined while not registered (not claiming). */
   private registeredOn: string | undefined;
   /** The group's floor (group-checkpoint.ts): events created at or below it are not the group's. Fixed at the join. */
@@ -75,14 +93,24 @@ export class GroupConsumer {
   private leaving = false;
   private stopped = false;
   private readonly stopController = new AbortController();
+  /**
+   * The claims in flight, which `stop` ends. Tracked here rather than by each listening on the stop signal: a burst of
+   * claims (up to `maxInFlightPerGroup` at once) would put as many listeners on one AbortSignal, which Node 20 reports
+   * as a leak (MaxListenersExceededWarning) past 10.
+   */
+  private readonly claims = new Set<CallScope>();
   private readonly unlisten: () => void;
   /** Member keys are written on the session's lease. */
   private readonly writes: LeasedWrites;
 
   constructor(private readonly deps: GroupConsumerDeps) {
     this.writes = new LeasedWrites(deps.core.committer, deps.session);
+    // Claims do not listen on the stop signal (see `claims`); what does — the background retries of writes that
+    // failed while etcd was away — may be many at once after an outage, which is expected, not a leak.
+    setMaxListeners(0, this.stopController.signal);
     this.topicPrefix = deps.keys.topic(deps.topic);
     this.memberKey = deps.keys.member(deps.topic, deps.group, deps.me);
+    this.backlogKey = deps.keys.backlog(deps.topic, deps.group);
     this.state = new GroupState(deps.group, deps.me, 0n);
     this.unlisten = deps.session.listen({
       lost: () => {
@@ -159,9 +187,12 @@ export class GroupConsumer {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    clearTimeout(this.backlogTimer);
     this.leaving = true;
     this.stopWatching();
     this.stopController.abort();
+    for (const scope of this.claims) scope.stop(this.stopController.signal.reason);
+    this.claims.clear();
     this.unlisten();
   }
 
@@ -172,10 +203,40 @@ export class GroupConsumer {
     const value = encodeMemberState(state, this.floor);
     await core.runner.attempts(scope, async (attempt) => {
       const lease = await this.writes.granted(session.lease(scope), attempt);
-      await this.writes.commit(this.memberKey, { compare: [], success: [put(this.memberKey, value, lease)], failure: [] }, attempt, lease);
+      const success = [put(this.memberKey, value, lease)];
+      // An active member also says, in the same write, that the group's work waits for it (backlog.ts).
+      const backlog = state === 'active' ? await this.writes.granted(this.backlogLease(), attempt) : undefined;
+      if (backlog) success.push(put(this.backlogKey, encodeBacklog(this.floor), backlog.id));
+      try {
+        await this.writes.commit(this.memberKey, { compare: [], success, failure: [] }, attempt, lease);
+      } catch (error) {
+        if (backlog && error instanceof EtcdLeaseInvalidError) this.deps.backlogPool.invalidate(backlog.id);
+        throw error;
+      }
       if (state === 'active' && !this.leaving) this.registeredOn = lease;
     });
-    if (state === 'active') this.evaluateAll();
+    if (state === 'active') {
+      this.renewBacklogLater();
+      this.evaluateAll();
+    }
+  }
+
+  /** A backlog lease that lasts `groupBacklogMs` from now. */
+  private backlogLease() {
+    return this.deps.backlogPool.leaseFor(this.deps.options.groupBacklogMs, this.deps.core.clock.now());
+  }
+
+  /**
+   * The backlog key lasts `groupBacklogMs` from its last write: a live member writes it again every quarter of that,
+   * so that it lapses only once the group has had no member for the whole bound.
+   */
+  private renewBacklogLater(): void {
+    clearTimeout(this.backlogTimer);
+    this.backlogTimer = setTimeout(() => {
+      if (this.leaving || this.stopped || !this.registeredOn) return;
+      void this.recover('register', (scope) => this.register(scope, 'active'));
+    }, this.deps.options.groupBacklogMs / 4);
+    this.backlogTimer.unref();
   }
 
   private async finishLeaving(deadlineMs: number): Promise<void> {
@@ -219,7 +280,8 @@ export class GroupConsumer {
         instruments.dropped.add(snapshot.skipped, { reason: 'oversize-replay' });
         logger.warn?.('consumer group read larger than maxReplayBytes: the oldest retained events are skipped', { topic, group, skipped: snapshot.skipped, bytes: snapshot.skippedBytes });
       }
-      const others = snapshot.members.filter((kv) => !kv.key.equals(this.memberKey));
+      // The group's backlog key carries its floor too: a group whose members all left a while ago keeps its checkpoint.
+      const others = [...snapshot.members.filter((kv) => !kv.key.equals(this.memberKey)), ...snapshot.backlogs.filter((kv) => kv.key.equals(this.backlogKey))];
       this.floor ??= joinFloor(others, snapshot.claims, this.deps.startFrom, await this.joinedAt(scope, watch.createdAt));
       const state = new GroupState(group, me, BigInt(this.floor));
       const now = performance.now();
@@ -268,6 +330,7 @@ export class GroupConsumer {
     const entry = parseTopicEntry(this.topicPrefix, kv.key);
     if (!entry) return;
     const change = event.type === 'Put' ? 'put' : 'delete';
+    if (entry.kind === 'event' && change === 'delete') this.noteGone(entry.id);
     const affected = this.state.apply(entry, change, kv, performance.now());
     if (entry.kind === 'member' && entry.member === this.deps.me && change === 'delete' && this.registeredOn && !this.leaving) {
       // Our member key vanished while we thought the session alive: its lease expired. Register again on a new one.
@@ -277,6 +340,26 @@ export class GroupConsumer {
     }
     if (affected === 'all') this.evaluateAll();
     else for (const id of affected) this.evaluate(id);
+  }
+
+  /**
+   * An event of the group's left etcd. Unfinished (the group never acked it, nor dropped it after its last attempt)
+   * and older than the retention window, it expired at the backlog bound (or, published before the group was
+   * there, at its retention): work the group lost, said and counted. A younger one was deleted on purpose
+   * (`clearTopic`, `trimTopic`).
+   */
+  private noteGone(id: string): void {
+    const event = this.state.events.get(id);
+    // Finished, or in a handler's hands (ours: our own ack may be what deleted it, its answer not back yet; another
+    // member's: it knows): not lost unseen. Counted once per group, by the member preferred for it.
+    if (!event || this.handling.has(id) || this.state.claims.get(id)?.s === 'done' || this.state.claims.get(id)?.s === 'held') return;
+    if (preferredMember(new Set([...this.state.activeMembers(), this.deps.me]), id) !== this.deps.me) return;
+    const createdAt = this.deps.decode(event.value)?.createdAt;
+    const ageMs = createdAt instanceof Date ? Date.now() - createdAt.getTime() : Number.NaN;
+    if (!(ageMs >= this.deps.options.retentionMs)) return;
+    const { topic, group, instruments, logger, options } = this.deps;
+    instruments.dropped.add(1, { reason: 'backlog-expired' });
+    logger.warn?.('grouped event expired before its group finished it', { topic, group, id, ageMs: Math.round(ageMs), groupBacklogMs: options.groupBacklogMs });
   }
 
   // ── deciding and claiming ──
@@ -330,10 +413,12 @@ export class GroupConsumer {
     const event = this.state.events.get(id);
     if (!event) return;
     this.attempting.add(id);
+    const turn = this.inClaimOrder();
     const value: ClaimValue = { m: me, a: attempt, s: 'held', t: Date.now(), ...this.floorField() };
     const claimKey = keys.claim(topic, group, id);
     const txn = claimTxn({ claimKey, eventKey: event.key, eventRevision: event.revision, claimRevision, value, lease: event.lease });
-    const scope = core.runner.open('claim', core.budget(core.options.deadlineMs, this.stopController.signal));
+    const scope = core.runner.open('claim', core.budget(core.options.deadlineMs));
+    this.claims.add(scope);
     let lost = false;
     try {
       const outcome = await core.runner.attempts(scope, async (a) => decodeClaimOutcome(await core.committer.submit(claimKey, txn, a.timeoutMs, a.signal), value));
@@ -347,15 +432,19 @@ export class GroupConsumer {
       this.state.noteClaim(id, value, outcome.revision, performance.now());
       const handling: Handling = { claimKey, revision: outcome.revision, attempt, settled: false };
       this.handling.set(id, handling);
-      this.deliver(id, event.value, handling, reason, avoid);
+      turn.deliver(() => this.deliver(id, event.value, handling, reason, avoid));
     } catch (error) {
       if (this.stopped) return;
       this.deps.logger.debug?.('claim failed; trying again', { topic, group, error });
       this.later(id, POLICY.events.claimRetryMs);
     } finally {
+      if (!this.handling.has(id)) turn.skip();
       this.attempting.delete(id);
+      this.claims.delete(scope);
       scope.dispose();
       if (lost) this.evaluate(id);
+      // A claim that did not end in a delivery gives its slot back: what waits for capacity may go now.
+      if (!this.handling.has(id)) this.unblock();
     }
   }
 
@@ -366,20 +455,29 @@ export class GroupConsumer {
       logger.warn?.('a grouped event could not be decoded; it is acknowledged and skipped', { topic, id });
       return void this.settle(id, handling, 'ack');
     }
+    handling.publishedAt = decoded.createdAt instanceof Date ? decoded.createdAt.getTime() : undefined;
     const eligible = avoid && this.callbacks.length > 1 ? this.callbacks.filter((cb) => cb !== avoid) : this.callbacks;
     const cb = eligible.length > 0 ? eligible[this.nextCallback++ % eligible.length] : undefined;
     if (!cb) return void this.settle(id, handling, 'release');
     handling.callback = cb;
-    if (options.inFlightTimeoutMs > 0) {
+    const arm = () => {
       handling.timer = setTimeout(() => this.expire(id, handling), options.inFlightTimeoutMs);
       handling.timer.unref();
-    }
+    };
+    if (options.inFlightTimeoutMs > 0) arm();
+    // The heartbeat of a long handler: its in-flight timeout starts over. The claim needs no write to be kept: a live
+    // member's claim is taken over only when its member key goes or it gives the event up itself (group-state.ts).
+    const extend = async (): Promise<void> => {
+      if (handling.settled || !handling.timer) return;
+      clearTimeout(handling.timer);
+      arm();
+    };
     instruments.events.add(1, { direction: 'delivered' });
     if (handling.attempt > 1) instruments.redeliveries.add(1, { reason: redeliveryReason(reason) });
     const ack = () => this.settle(id, handling, 'ack');
     const nack = () => this.settle(id, handling, 'nack');
     try {
-      const result = cb({ ...decoded, deliveryAttempt: handling.attempt }, ack, nack);
+      const result = (cb as CallbackWithExtend)({ ...decoded, deliveryAttempt: handling.attempt }, ack, nack, extend);
       if (result && typeof (result as Promise<void>).then === 'function') (result as Promise<void>).catch(() => nack());
     } catch {
       void nack();
@@ -422,10 +520,16 @@ export class GroupConsumer {
       instruments.dropped.add(1, { reason: 'max-attempts' });
       logger.warn?.('grouped event dropped after its last delivery attempt', { topic, group: this.deps.group, id, attempts: handling.attempt });
     } else value = { ...base, a: handling.attempt, s: 'retry', ...(how === 'expire' ? { expired: true as const } : {}) };
-    const write = (scope: CallScope) =>
-      core.runner
-        .attempts(scope, async (a) => decodeSettle(await core.committer.submit(handling.claimKey, settleTxn(handling.claimKey, handling.revision, value), a.timeoutMs, a.signal), value))
-        .then(() => undefined);
+    const write = async (scope: CallScope) => {
+      const outcome = await core.runner.attempts(scope, async (a) =>
+        decodeSettle(await core.committer.submit(handling.claimKey, await this.settleWrite(id, handling, value, a), a.timeoutMs, a.signal), value),
+      );
+      // What the claim is now, known before the watch brings it: without it this member would take its own finished
+      // event for an orphan and claim it again, a wasted transaction that also holds the slot the ack just freed.
+      const now = performance.now();
+      if (outcome.settled) this.state.noteClaim(id, value, outcome.revision, now);
+      else if (outcome.holder) this.state.noteClaim(id, outcome.holder.value, outcome.holder.revision, now);
+    };
     const first = core.runner.open(how, core.budget());
     const firstTry = write(first).finally(() => first.dispose());
     const done = firstTry
@@ -439,6 +543,26 @@ export class GroupConsumer {
       });
     this.settling.add(done);
     return firstTry.catch(() => {});
+  }
+
+  /**
+   * The transaction of a settle: in place (settleTxn), or, for an event finished while this group is the topic's only
+   * one, one that also moves it back to retention or deletes it (backlog.ts).
+   */
+  private async settleWrite(id: string, handling: Handling, value: ClaimValue, attempt: AttemptContext): Promise<TxnRequest> {
+    const inPlace = settleTxn(handling.claimKey, handling.revision, value);
+    const backlogCreated = this.state.onlyBacklog();
+    const event = this.state.events.get(id);
+    if (value.s !== 'done' || backlogCreated === undefined || !event) return inPlace;
+    const { retentionPool, options, keys, topic, core } = this.deps;
+    const common = { claimKey: handling.claimKey, claimRevision: handling.revision, value, eventKey: event.key, backlogs: keys.backlogs(topic), backlogCreated };
+    const ageMs = handling.publishedAt === undefined ? 0 : Math.max(0, Date.now() - handling.publishedAt);
+    // Until its publish time + retentionMs, but a little more when that is (nearly) past: the move is what tells the
+    // group's other members the event is finished, so it happens in any case.
+    const now = core.clock.now();
+    const publishedAt = Math.max(now - ageMs, now - options.retentionMs + POLICY.events.minRetainAfterAckMs);
+    const lease = await this.writes.granted(retentionPool.leaseFor(options.retentionMs, publishedAt), attempt);
+    return finishTxn({ ...common, lease: lease.id });
   }
 
   /**
@@ -460,9 +584,33 @@ export class GroupConsumer {
     return this.floor && this.floor !== '0' ? { f: this.floor } : {};
   }
 
-  /** Capacity freed: look again at what was blocked on it. */
+  /** Capacity freed: look again at what was blocked on it, in topic order. */
   private unblock(): void {
-    for (const id of [...this.blocked]) this.evaluate(id);
+    for (const id of this.state.inTopicOrder(this.blocked)) this.evaluate(id);
+  }
+
+  /**
+   * Hands out won claims in the order the claims were started, which is topic order: claims run concurrently and
+   * their transactions may come back in any order (batches, retries), so a claim's delivery waits for every claim
+   * started before it to be won (and delivered) or lost.
+   */
+  private inClaimOrder(): { deliver(handOut: () => void): void; skip(): void } {
+    const ticket: { handOut?: () => void; ready: boolean } = { ready: false };
+    this.claimOrder.push(ticket);
+    const drain = () => {
+      while (this.claimOrder[0]?.ready) this.claimOrder.shift()!.handOut?.();
+    };
+    return {
+      deliver: (handOut) => {
+        ticket.handOut = handOut;
+        ticket.ready = true;
+        drain();
+      },
+      skip: () => {
+        ticket.ready = true;
+        drain();
+      },
+    };
   }
 
   private stopWatching(): void {

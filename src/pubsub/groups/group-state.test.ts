@@ -30,6 +30,29 @@ const claim = (state: GroupState, id: string, value: ClaimValue, mod: string, at
   state.apply({ kind: 'claim', group: 'g', id }, 'put', kv(encodeClaim(value), mod), at);
 
 describe('consumer group state', () => {
+  it('lists its events in topic order (creation, then key), whatever the order they came in, and a rewrite keeps its place', () => {
+    const state = new GroupState('g', 'me', 0n);
+    const event = (id: string, mod: string, create = mod) =>
+      state.apply({ kind: 'event', id }, 'put', { ...kv(Buffer.from('{}'), mod, create), key: Buffer.from(`e/${id}`) }, 0);
+    event('p-3', '12');
+    event('p-1', '11');
+    event('p-2', '11');
+    event('p-0', '20', '10'); // written again (moved to another lease): still the oldest
+    expect(state.eventIds()).toEqual(['p-0', 'p-1', 'p-2', 'p-3']);
+    expect(state.inTopicOrder(['p-3', 'gone', 'p-1'])).toEqual(['p-1', 'p-3', 'gone']);
+  });
+
+  it("knows when its group is the topic's only one with a backlog key", () => {
+    const state = new GroupState('g', 'me', 0n);
+    expect(state.onlyBacklog()).toBeUndefined();
+    state.apply({ kind: 'backlog', group: 'g' }, 'put', kv(Buffer.from('{}'), '9', '5'), 0);
+    expect(state.onlyBacklog()).toBe('5');
+    state.apply({ kind: 'backlog', group: 'other' }, 'put', kv(Buffer.from('{}'), '10'), 0);
+    expect(state.onlyBacklog()).toBeUndefined();
+    state.apply({ kind: 'backlog', group: 'other' }, 'delete', kv(Buffer.alloc(0), '11'), 0);
+    expect(state.onlyBacklog()).toBe('5');
+  });
+
   it('the preferred member claims a new event at once; another waits claimTimeoutMs and then claims it', () => {
     const mine = setup('me');
     expect(mine.state.decide(mine.id, context())).toEqual({ kind: 'claim', reason: 'new', attempt: 1, claimRevision: undefined });

@@ -1,12 +1,14 @@
 import type { KeyValue } from '../../operations/etcd-txn.js';
 import type { TopicEntry } from '../keys/event-keys.js';
-import { preferredMember, rendezvousScore } from './assignment.js';
+import { preferredMember } from './assignment.js';
 import { decodeClaim, type ClaimValue } from './claim-txns.js';
 
 interface GroupEvent {
   readonly key: Buffer;
   readonly value: Buffer;
   readonly revision: string;
+  /** Its create revision: with the key, its place in topic order (a later write of the event keeps it). */
+  readonly created: bigint;
   readonly lease: string;
   /** When this member first saw it (ms, the consumer's clock). */
   readonly seenAt: number;
@@ -56,6 +58,8 @@ export class GroupState {
   readonly events = new Map<string, GroupEvent>();
   readonly claims = new Map<string, GroupClaim>();
   readonly members = new Map<string, MemberState>();
+  /** The topic's groups whose work waits for them (backlog keys), each with its key's create revision. */
+  readonly backlogs = new Map<string, string>();
   /** When members were seen leaving (their keys deleted), for the fallback timer of their claims. */
   private readonly departed = new Map<string, number>();
 
@@ -83,7 +87,7 @@ export class GroupState {
         }
         if (BigInt(kv.create_revision) <= this.floor || this.claims.get(entry.id)?.s === 'done') return [];
         if (!this.events.has(entry.id)) {
-          this.events.set(entry.id, { key: kv.key, value: kv.value, revision: kv.mod_revision, lease: kv.lease, seenAt: now });
+          this.events.set(entry.id, { key: kv.key, value: kv.value, revision: kv.mod_revision, created: BigInt(kv.create_revision), lease: kv.lease, seenAt: now });
         }
         return [entry.id];
       case 'claim': {
@@ -96,6 +100,10 @@ export class GroupState {
         if (!value) return [];
         return this.noteClaim(entry.id, value, kv.mod_revision, now) ? [entry.id] : [];
       }
+      case 'backlog':
+        if (change === 'delete') this.backlogs.delete(entry.group);
+        else this.backlogs.set(entry.group, kv.create_revision);
+        return [];
       case 'member': {
         if (entry.group !== this.group) return [];
         if (change === 'delete') {
@@ -123,6 +131,14 @@ export class GroupState {
     return true;
   }
 
+  /**
+   * The create revision of this group's backlog key when it is the topic's only group as far as this member knows:
+   * then an event this group finished waits for nobody (backlog.ts).
+   */
+  onlyBacklog(): string | undefined {
+    return this.backlogs.size === 1 ? this.backlogs.get(this.group) : undefined;
+  }
+
   /** Members that take new events (not leaving). */
   activeMembers(): string[] {
     return [...this.members].filter(([, state]) => state === 'active').map(([member]) => member);
@@ -147,9 +163,25 @@ export class GroupState {
     return context.now >= fallbackAt ? claim : { kind: 'wait', until: fallbackAt };
   }
 
-  /** Every event this member knows of, most preferred for it first (so a member at its limit takes its own share first). */
+  /**
+   * Every event this member knows of, in topic order (publish order): looked at in that order, claims start in it, so
+   * a member alone in its group gets its backlog as it was published. A member at its limit still takes its own share
+   * first: an event another member is preferred for only waits, it takes no capacity.
+   */
   eventIds(): string[] {
-    return [...this.events.keys()].sort((a, b) => rendezvousScore(this.me, b) - rendezvousScore(this.me, a));
+    return this.inTopicOrder(this.events.keys());
+  }
+
+  /** `ids` in topic order: by the events' creation, then key (one batch); ids of events no longer known last. */
+  inTopicOrder(ids: Iterable<string>): string[] {
+    const place = (id: string) => this.events.get(id);
+    return [...ids].sort((a, b) => {
+      const x = place(a);
+      const y = place(b);
+      if (!x || !y) return x ? -1 : y ? 1 : 0;
+      if (x.created !== y.created) return x.created < y.created ? -1 : 1;
+      return Buffer.compare(x.key, y.key);
+    });
   }
 
   private claimable(

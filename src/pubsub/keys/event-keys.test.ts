@@ -29,6 +29,7 @@ describe('event keys', () => {
         expect(parseTopicEntry(prefix, keys.event(topic, 'p-1'))).toEqual({ kind: 'event', id: 'p-1' });
         expect(parseTopicEntry(prefix, keys.claim(topic, group, 'p-1'))).toEqual({ kind: 'claim', group, id: 'p-1' });
         expect(parseTopicEntry(prefix, keys.member(topic, group, 'm1'))).toEqual({ kind: 'member', group, member: 'm1' });
+        expect(parseTopicEntry(prefix, keys.backlog(topic, group))).toEqual({ kind: 'backlog', group });
       }),
     );
   });

@@ -6,6 +6,7 @@ import { checkText } from '../../keys/key-codec.js';
  *   <E>t/<T>/e/<id>            an event                   on a retention lease
  *   <E>t/<T>/c/<G>/<id>        a group's claim of it      on the event's own lease (they expire together)
  *   <E>t/<T>/m/<G>/<member>    a group member             on its process's session lease
+ *   <E>t/<T>/g/<G>             the group exists: its work waits for it (backlog.ts)   on a backlog lease
  *
  * `T` and `G` are `encodeURIComponent` of the topic and the group, which never contains `/`. So `t/<T>/` is
  * prefix-free: topic `a` never sees the keys of topic `a/b`, nor of Mastra's reply topics `a.b.idle-acceptance.<uuid>`
@@ -46,6 +47,15 @@ export class EventKeys {
     return Buffer.from(`${this.topicText(topic)}c/${encodeName('group', group)}/${id}`, 'utf8');
   }
 
+  /** Every group's backlog key of a topic: while one exists, the topic's events wait for its groups. */
+  backlogs(topic: string): Buffer {
+    return Buffer.from(`${this.topicText(topic)}g/`, 'utf8');
+  }
+
+  backlog(topic: string, group: string): Buffer {
+    return Buffer.from(`${this.topicText(topic)}g/${encodeName('group', group)}`, 'utf8');
+  }
+
   /** Every member key of one group on a topic. */
   groupMembers(topic: string, group: string): Buffer {
     return this.member(topic, group, '');
@@ -64,7 +74,8 @@ export class EventKeys {
 export type TopicEntry =
   | { kind: 'event'; id: string }
   | { kind: 'claim'; group: string; id: string }
-  | { kind: 'member'; group: string; member: string };
+  | { kind: 'member'; group: string; member: string }
+  | { kind: 'backlog'; group: string };
 
 /** Reads a key found under `topicPrefix`; undefined for anything this layout does not write. */
 export function parseTopicEntry(topicPrefix: Buffer, key: Buffer): TopicEntry | undefined {
@@ -72,6 +83,7 @@ export function parseTopicEntry(topicPrefix: Buffer, key: Buffer): TopicEntry | 
   const rest = key.subarray(topicPrefix.length).toString('utf8');
   const parts = rest.split('/');
   if (parts[0] === 'e' && parts.length === 2 && parts[1]) return { kind: 'event', id: parts[1] };
+  if (parts[0] === 'g' && parts.length === 2 && parts[1]) return { kind: 'backlog', group: decodeURIComponent(parts[1]) };
   if (parts.length !== 3 || !parts[1] || !parts[2]) return undefined;
   const group = decodeURIComponent(parts[1]);
   if (parts[0] === 'c') return { kind: 'claim', group, id: parts[2] };

@@ -19,6 +19,16 @@ describe('publish batch transaction', () => {
     expect(txn.failure).toEqual([]);
   });
 
+  it('with a backlog choice, etcd puts the batch on the backlog lease while any group key exists under the prefix', () => {
+    const txn = publishBatchTxn(events, '42', { prefix: Buffer.from('x/t/a/g/'), lease: '77' });
+    const choice = txn.success![0]!.request_txn!;
+    expect(choice.compare).toEqual([
+      expect.objectContaining({ key: Buffer.from('x/t/a/g/'), range_end: Buffer.from('x/t/a/g0'), target: CompareTarget.Version, version: 0 }),
+    ]);
+    expect(choice.success!.map((op) => op.request_put?.lease)).toEqual(['77', '77']);
+    expect(choice.failure!.map((op) => op.request_put?.lease)).toEqual(['42', '42']);
+  });
+
   it('counts the else branch of a resend as stored by the earlier attempt, not as a failure', () => {
     expect(decodePublishBatch({ succeeded: true, responses: [], revision: '9' })).toEqual({ written: 'now', revision: '9' });
     expect(decodePublishBatch({ succeeded: false, responses: [], revision: '9' })).toEqual({ written: 'earlier', revision: '9' });

@@ -1,4 +1,4 @@
-import { keyAbsent, put, type TxnOutcome, type TxnRequest } from '../../operations/etcd-txn.js';
+import { keyAbsent, nested, put, someKeyIn, type TxnOutcome, type TxnRequest } from '../../operations/etcd-txn.js';
 import { prefixEnd } from '../keys/event-keys.js';
 
 /**
@@ -13,12 +13,23 @@ import { prefixEnd } from '../keys/event-keys.js';
  * Every event of the batch gets the transaction's revision; watchers receive them in op order, which is key order,
  * which is publish order (keys carry a fixed-width sequence).
  */
-export function publishBatchTxn(events: ReadonlyArray<{ key: Buffer; value: Buffer }>, lease: string): TxnRequest {
+export function publishBatchTxn(events: ReadonlyArray<{ key: Buffer; value: Buffer }>, lease: string, backlog?: BacklogChoice): TxnRequest {
+  const puts = (on: string) => events.map((e) => put(e.key, e.value, on));
   return {
     compare: events.map((e) => keyAbsent(e.key)),
-    success: events.map((e) => put(e.key, e.value, lease)),
+    success: backlog ? [nested({ compare: [someKeyIn(backlog.prefix, prefixEnd(backlog.prefix))], success: puts(backlog.lease), failure: puts(lease) })] : puts(lease),
     failure: [],
   };
+}
+
+/**
+ * Where a batch goes when the topic has a consumer group: while any group's backlog key exists under `prefix`, the
+ * events are put on `lease` (the backlog lease) instead of the retention lease — decided by etcd in the same
+ * transaction, so a publisher needs to know nothing about the topic's groups.
+ */
+export interface BacklogChoice {
+  prefix: Buffer;
+  lease: string;
 }
 
 /** Both branches mean "stored": written now, or by an earlier attempt of this very batch. */

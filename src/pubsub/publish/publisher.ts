@@ -1,3 +1,4 @@
+import { EtcdLeaseInvalidError } from 'etcd3';
 import type { ClockMoment } from '../../clock/lease-clock.js';
 import type { LeaseLogger } from '../../config/options.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
@@ -12,6 +13,12 @@ import type { CallScope } from '../../transport/call-scope.js';
 import type { EventKeys } from '../keys/event-keys.js';
 import { clearTopicTxn, decodePublishBatch, publishBatchTxn } from './batch-txn.js';
 import { TopicQueue, type QueuedClear, type QueuedEvent } from './topic-queue.js';
+
+/** A deletion under one topic, queued behind its publishes: its call name, and the write, within `scope`. */
+interface Deletion {
+  operation: 'clearTopic' | 'trimTopic';
+  run(scope: CallScope): Promise<void>;
+}
 
 /** What the publisher needs to be told about one event; it is already encoded and size-checked. */
 interface OutgoingEvent {
@@ -28,6 +35,8 @@ interface OutgoingEvent {
 /** A queued item and the promise of its caller (or, for write-behind, of `flush`). */
 type Pending = (QueuedEvent | QueuedClear) & {
   readonly topic: string;
+  /** A queued deletion's own write (clearTopic, trimTopic): sent alone, after the topic's earlier publishes. */
+  readonly send?: Deletion;
   readonly deadlineAt: number;
   settled: boolean;
   resolve(): void;
@@ -40,6 +49,9 @@ interface PublisherDeps {
   keys: EventKeys;
   pool: LeasePool;
   retentionMs: number;
+  /** Leases of events a consumer group waits for, `backlogMs` long (backlog.ts). */
+  backlogPool: LeasePool;
+  backlogMs: number;
   writeBehindFlushMs: number;
   instruments: PubSubInstruments;
   logger: LeaseLogger;
@@ -56,9 +68,11 @@ export class Publisher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly pending = new Set<Pending>();
   private readonly writes: LeasedWrites;
+  private readonly backlogWrites: LeasedWrites;
 
   constructor(private readonly deps: PublisherDeps) {
     this.writes = new LeasedWrites(deps.core.committer, deps.pool);
+    this.backlogWrites = new LeasedWrites(deps.core.committer, deps.backlogPool);
   }
 
   /** Resolves when the event is in etcd (durable) or queued (write-behind; failures are logged and counted). */
@@ -96,8 +110,16 @@ export class Publisher {
 
   /** Deletes the topic's retained events and claims after everything published to it before. Never rejects. */
   clear(topic: string, deadlineMs: number): Promise<void> {
-    const item = this.enqueue(topic, { kind: 'clear', queuedAt: performance.now() }, deadlineMs);
-    return item.done.catch((error: unknown) => this.deps.logger.warn?.('clearTopic failed; retention removes the events later', { topic, error }));
+    return this.deleteAfterPublishes(topic, deadlineMs, { operation: 'clearTopic', run: (scope) => this.sendClear(topic, scope) });
+  }
+
+  /**
+   * Runs `deletion` once everything published to the topic before it has been written (or given up), alone, as a
+   * clear is. Never rejects: a failure is logged.
+   */
+  deleteAfterPublishes(topic: string, deadlineMs: number, deletion: Deletion): Promise<void> {
+    const item = this.enqueue(topic, { kind: 'clear', queuedAt: performance.now() }, deadlineMs, deletion);
+    return item.done.catch((error: unknown) => this.deps.logger.warn?.(`${deletion.operation} failed; retention removes the events later`, { topic, error }));
   }
 
   /** Waits for everything queued or in flight now, at most `deadlineMs`. Never rejects. */
@@ -120,7 +142,7 @@ export class Publisher {
     for (const item of this.pending) item.reject(reason);
   }
 
-  private enqueue(topic: string, entry: QueuedEvent | QueuedClear, deadlineMs: number): Pending {
+  private enqueue(topic: string, entry: QueuedEvent | QueuedClear, deadlineMs: number, send?: Deletion): Pending {
     const { queuedAt } = entry;
     let resolve!: () => void;
     let reject!: (error: unknown) => void;
@@ -131,6 +153,7 @@ export class Publisher {
     const item: Pending = {
       ...entry,
       topic,
+      send,
       deadlineAt: queuedAt + deadlineMs,
       settled: false,
       done,
@@ -191,12 +214,12 @@ export class Publisher {
     // An event whose caller gave up after it left the queue is written all the same (the batch is all-or-nothing);
     // settling it again below does nothing.
     const head = batch[0]!;
-    const scope = core.runner.open(head.kind === 'clear' ? 'clearTopic' : 'publish', {
+    const scope = core.runner.open(head.send?.operation ?? 'publish', {
       deadlineMs: Math.max(1, head.deadlineAt - performance.now()),
       signals: [core.lifetime],
     });
     try {
-      if (head.kind === 'clear') await this.sendClear(topic, scope);
+      if (head.send) await head.send.run(scope);
       else await this.sendEvents(topic, batch.filter((item): item is Pending & QueuedEvent => item.kind === 'event'), scope);
       for (const item of batch) item.resolve();
     } catch (error) {
@@ -209,13 +232,24 @@ export class Publisher {
   }
 
   private async sendEvents(topic: string, events: QueuedEvent[], scope: CallScope): Promise<void> {
-    const { core, keys, pool, retentionMs, instruments } = this.deps;
+    const { core, keys, pool, retentionMs, backlogPool, backlogMs, instruments } = this.deps;
     const keyId = keys.events(topic);
-    // Every event must live retentionMs after its own publish call: the latest call decides the lease.
+    // Every event must live retentionMs after its own publish call (backlogMs when a group waits for it): the latest
+    // call decides the lease.
     const sent = { at: Math.max(...events.map((e) => e.sent.at)), steady: Math.max(...events.map((e) => e.sent.steady)) };
     await core.runner.attempts(scope, async (attempt) => {
-      const lease = await this.writes.granted(pool.leaseFor(retentionMs, sent), attempt);
-      return decodePublishBatch(await this.writes.commit(keyId, publishBatchTxn(events, lease.id), attempt, lease.id));
+      const [lease, backlog] = await Promise.all([
+        this.writes.granted(pool.leaseFor(retentionMs, sent), attempt),
+        this.backlogWrites.granted(backlogPool.leaseFor(backlogMs, sent), attempt),
+      ]);
+      const txn = publishBatchTxn(events, lease.id, { prefix: keys.backlogs(topic), lease: backlog.id });
+      try {
+        return decodePublishBatch(await this.writes.commit(keyId, txn, attempt, lease.id));
+      } catch (error) {
+        // etcd names no lease when it refuses one: the backlog lease may be the one it no longer knows.
+        if (error instanceof EtcdLeaseInvalidError) backlogPool.invalidate(backlog.id);
+        throw error;
+      }
     });
     instruments.events.add(events.length, { direction: 'published' });
   }

@@ -54,3 +54,14 @@ export function byRevisionThenKey(a: KeyValue, b: KeyValue): number {
   if (byMod !== 0n) return byMod < 0n ? -1 : 1;
   return Buffer.compare(a.key, b.key);
 }
+
+/**
+ * Topic order of events read back: by creation, then key (one batch). An event of a consumer group's topic is written
+ * again when its group finishes it (moved back to a retention lease, groups/backlog.ts): its mod revision moves, its
+ * place does not.
+ */
+export function byCreationThenKey(a: KeyValue, b: KeyValue): number {
+  const byCreate = BigInt(a.create_revision) - BigInt(b.create_revision);
+  if (byCreate !== 0n) return byCreate < 0n ? -1 : 1;
+  return Buffer.compare(a.key, b.key);
+}

@@ -54,4 +54,10 @@ describe('retained window', () => {
     expect(keys(w)).toEqual(['5:a', '3:b']);
     expect(w.events()[0]!.value.length).toBe(12);
   });
+
+  it('a read keeps every event it found, one written again (moved to another lease) included, in the order given', () => {
+    const w = new RetainedWindow(1000);
+    w.fill([{ ...kv(9, 'a'), create_revision: '2' }, kv(3, 'b')], []);
+    expect(keys(w)).toEqual(['9:a', '3:b']);
+  });
 });

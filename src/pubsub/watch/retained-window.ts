@@ -34,7 +34,8 @@ export class RetainedWindow {
   fill(kvs: readonly KeyValue[], since: ReadonlyArray<{ type: 'put' | 'delete'; kv: KeyValue }>): boolean {
     this.clear();
     this.filled = true;
-    for (const kv of kvs) this.put(kv);
+    // Everything a read finds is retained, an event written again (moved to another lease) included.
+    for (const kv of kvs) this.put(kv, 'read');
     for (const change of since) this.apply(change.type, change.kv);
     return this.filled;
   }
@@ -43,7 +44,7 @@ export class RetainedWindow {
   apply(type: 'put' | 'delete', kv: KeyValue): void {
     if (!this.filled) return;
     if (type === 'delete') return void this.remove(kv.key);
-    this.put(kv);
+    this.put(kv, 'watch');
   }
 
   /** Forget everything (the watch was lost: what it missed is unknown). */
@@ -53,7 +54,7 @@ export class RetainedWindow {
     this.filled = false;
   }
 
-  private put(kv: KeyValue): void {
+  private put(kv: KeyValue, from: 'read' | 'watch'): void {
     const id = kv.key.toString('latin1');
     const held = this.entries.get(id);
     // A watch behind the read that filled the window brings events the read had: already in place.
@@ -62,7 +63,7 @@ export class RetainedWindow {
       // The same event written again (moved to another lease): it keeps its place in topic order, its creation.
       this.bytes += kv.value.length - held.value.length;
       this.entries.set(id, kv);
-    } else if (held === undefined && kv.create_revision !== kv.mod_revision) {
+    } else if (from === 'watch' && held === undefined && kv.create_revision !== kv.mod_revision) {
       // A later write of an event the window does not hold (left out of the read that filled it): not a new event.
       return;
     } else {

@@ -5,7 +5,7 @@ import type { PubSubInstruments } from '../../metrics/instruments.js';
 import type { KeyValue } from '../../operations/etcd-txn.js';
 import type { CallScope } from '../../transport/call-scope.js';
 import type { FeedMember } from './feed-member.js';
-import { readPrefix } from './range-read.js';
+import { byCreationThenKey, readPrefix } from './range-read.js';
 import { RetainedWindow } from './retained-window.js';
 import { retryForever } from './retry-forever.js';
 import type { Watch, WatchStream } from './watch-stream.js';
@@ -156,11 +156,12 @@ export class TopicFeed {
       if (this.since === since) this.since = undefined;
     }
     if (generation !== this.generation || this.stopped) return;
+    const inTopicOrder = [...snapshot.kvs].sort(byCreationThenKey);
     let retained: KeyValue[];
-    if (this.window.fill(snapshot.kvs, since)) retained = this.window.events();
+    if (this.window.fill(inTopicOrder, since)) retained = this.window.events();
     else {
       const merged = new RetainedWindow(Number.POSITIVE_INFINITY);
-      merged.fill(snapshot.kvs, since);
+      merged.fill(inTopicOrder, since);
       retained = merged.events();
     }
     const waiting = [...this.members].filter((m) => m.waiting);
