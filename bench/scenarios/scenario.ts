@@ -47,8 +47,8 @@ export const BENCH_PREFIX = 'bench/';
 export const THREAD_TTL_MS = 15_000;
 
 /**
- * Owner token shaped like Mastra's (`mastra-thread-owner:` + JSON, ~110 bytes), used as the stored
- * value by every scenario so that etcd and Redis move the same bytes. Made once per caller: a Mastra run has its
+ * A long JSON-shaped owner token (a prefix + JSON, ~110 bytes; Mastra 1.71's owners are shorter run ids), used as the
+ * stored value by every scenario so that etcd and Redis move the same bytes. Made once per caller: a caller has its
  * token already, and building it (a JSON.stringify) is no part of what any row measures.
  */
 export function ownerToken(caller: number): string {

@@ -1,6 +1,6 @@
 /**
- * Owner tokens shaped like Mastra's (`mastra-thread-owner:` + JSON): long strings with quotes and
- * braces, so the demo exercises the same encoding paths a real deployment does.
+ * Long JSON-shaped owner tokens (a prefix + JSON): strings with quotes and braces, so the demo exercises the
+ * encoding paths a long, structured owner takes. (Mastra 1.71 itself owns a thread under the bare run id.)
  */
 const PREFIX = 'mastra-thread-owner:';
 

@@ -46,9 +46,9 @@ export class EtcdPubSub extends PubSubWithLeases {
       core.close(new ProviderClosedError('construct', 'EtcdPubSub'));
       throw error;
     }
-    const { onAcquireError, onLeaseError } = options;
+    const { onAcquireError, onLeaseError, lastKnownOwnerMaxAgeMs } = options;
     try {
-      super(new EventBusPubSub(bus, core.options.logger), provider, { onAcquireError, onLeaseError });
+      super(new EventBusPubSub(bus, core.options.logger), provider, { onAcquireError, onLeaseError, lastKnownOwnerMaxAgeMs });
     } catch (error) {
       void bus.close();
       core.close(new ProviderClosedError('construct', 'EtcdPubSub'));

@@ -191,7 +191,7 @@ describe('PubSubWithLeases: leases', () => {
   });
 });
 
-describe('PubSubWithLeases: run metadata (Mastra after 1.71)', () => {
+describe('PubSubWithLeases: run metadata (no Mastra release calls it)', () => {
   /** Records every call and keeps metadata, like EtcdLeaseProvider. */
   function metadataProvider() {
     const calls: unknown[][] = [];

@@ -206,4 +206,11 @@ function validate(events: unknown, provider: unknown, options: WithEtcdLeasesOpt
   if (options.onLeaseError !== undefined && typeof options.onLeaseError !== 'function') {
     throw new LeaseArgumentTypeError('options.onLeaseError', 'expected a function');
   }
+  const { lastKnownOwnerMaxAgeMs: maxAge } = options;
+  if (maxAge !== undefined && typeof maxAge !== 'number') {
+    throw new LeaseArgumentTypeError('options.lastKnownOwnerMaxAgeMs', `expected a number of milliseconds, got ${typeof maxAge}`);
+  }
+  if (maxAge !== undefined && (!Number.isFinite(maxAge) || maxAge <= 0)) {
+    throw new LeaseArgumentRangeError('options.lastKnownOwnerMaxAgeMs', `expected a positive, finite number of milliseconds, got ${String(maxAge)}`);
+  }
 }

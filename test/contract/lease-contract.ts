@@ -265,7 +265,7 @@ export function leaseContract(name: string, subject: ContractSubject): void {
       for (const [i, key] of keys.entries()) expect(await reader.record(key)).toStrictEqual(recordOf(`owner-${i}`, withMetadata));
     });
 
-    it("Mastra's thread keys and long JSON owner tokens round-trip exactly", async () => {
+    it("Mastra's thread keys and long JSON-shaped owners round-trip exactly", async () => {
       const [a, b] = await trio();
       const key = `${uniqueKey('resource')}\u0000thread-1`;
       const owner = `mastra-thread-owner:${JSON.stringify({ runId: 'r'.repeat(200), pid: 1, note: 'ü "quoted" \u0000' })}`;

@@ -1,13 +1,12 @@
 /**
- * The lease calls of Mastra's thread runtime after 1.71 (unreleased), across processes, on one etcd cluster, and the
- * real `@mastra/core` 1.71 runtime where it has the path in question.
- *
- * The newer runtime owns a thread under a token per run and runtime instance — `mastra-thread-owner:` + JSON
- * `[runId, sourceId, uuid]`, fresh for every attempt — hands a finishing run's lease to the next run with
- * `transferLease`, and in fail-closed admission turns a rejected acquire into an admission error followed by one owner
- * read bounded at 5 s. 1.71 has none of this (its owner is the run id), so those scenarios run a small driver of the
- * call pattern (fixtures/owner-token-driver.ts), one process per runtime instance. What 1.71 does when etcd cannot be
- * reached runs on 1.71 itself (fixtures/thread-worker.ts).
+ * Long, JSON-shaped owner tokens across processes on one etcd cluster: a small lease client (fixtures/owner-token-driver.ts,
+ * one process per client instance) owns each run under a token fresh for every attempt — `lease-owner:` + JSON
+ * `[runId, sourceId, uuid]` —, hands a finishing run's lease to the next with `transferLease`, and in fail-closed mode
+ * turns a rejected acquire into an admission error followed by one owner read that it bounds at 5 s. No Mastra release
+ * owns leases this way (@mastra/core 1.71 uses the bare run id); the pattern exercises what any such client needs of
+ * the provider: exact long owners, gap-free transfers, and a typed rejection within the deadline.
+ * What the real 1.71 runtime does on its idle wake when etcd cannot be reached runs on 1.71 itself
+ * (fixtures/thread-worker.ts), at the end of this file.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,7 +24,7 @@ import { send, threadFor } from './support/thread-commands.js';
 import { WorkerFleet } from './support/worker-fleet.js';
 
 const TTL_MS = 3000;
-/** The provider's per-call deadline in these processes: below the runtime's 5 s bound on its owner read. */
+/** The provider's per-call deadline in these processes: below the driver's 5 s bound on its owner read. */
 const DEADLINE_MS = 2000;
 /** How long past its TTL a key may live: the provider's lease bucket (1 s) plus etcd's expiry sweep. */
 const EXPIRY_SLACK_MS = 2500;
@@ -95,7 +94,7 @@ async function blackholeAll(): Promise<void> {
 /**
  * What a fail-closed caller must see when it cannot reach the cluster: an admission error whose cause is the
  * provider's typed, retryable EtcdUnavailableError within the deadline, then an owner read that the provider itself
- * settles (a typed error, well before the runtime's 5 s bound) as unreadable. Throws otherwise.
+ * settles (a typed error, well before the driver's 5 s bound) as unreadable. Throws otherwise.
  */
 function expectFailedClosed(reply: Reply): void {
   expect(reply).toMatchObject({
@@ -169,11 +168,11 @@ function expectGapFree(handOvers: Reply[], attempts: Reply[], samples: (string |
   expect(changes.at(-1)).toBe(2);
 }
 
-describe("Mastra's owner tokens after 1.71 (a driver of the call pattern), leases on etcd", () => {
+describe('long JSON-shaped owner tokens, fresh per attempt (a driver of the pattern), leases on etcd', () => {
   it('a fresh token per attempt: of three processes retrying one run id, exactly one holds the thread and keeps it', async () => {
     const { processes, key, replies } = await retryOneRunId();
     const winner = expectOneHolder(replies);
-    expect(winner.token).toMatch(/^mastra-thread-owner:\["run-1","[0-9a-f-]{36}","[0-9a-f-]{36}"\]$/);
+    expect(winner.token).toMatch(/^lease-owner:\["run-1","[0-9a-f-]{36}","[0-9a-f-]{36}"\]$/);
     expect(await observer.getLeaseOwner(key)).toBe(winner.token);
 
     // Kept by the interval renewals (which do not wait for each other) past two TTLs.
@@ -195,7 +194,7 @@ describe("Mastra's owner tokens after 1.71 (a driver of the call pattern), lease
     if (retry.type === 'acquired') expect(retry.token).not.toBe(winner.token);
   });
 
-  it('negative control: with the bare run id as owner (1.71), the one-holder check flags three winners', async () => {
+  it('negative control: with the bare run id as owner, the one-holder check flags three winners', async () => {
     // The contract makes an acquire by the current owner idempotent, so equal owners are one owner.
     const { replies } = await retryOneRunId('run-id-owner');
     expect(replies.map((r) => r.type)).toEqual(['acquired', 'acquired', 'acquired']);
@@ -242,7 +241,7 @@ describe("Mastra's owner tokens after 1.71 (a driver of the call pattern), lease
   });
 });
 
-describe('@mastra/core 1.71 when etcd cannot be reached', () => {
+describe('@mastra/core 1.71, idle wake, when etcd cannot be reached', () => {
   function fleetWith(extra: Record<string, string>): WorkerFleet {
     const fleet = new WorkerFleet({
       ETCD_ENDPOINTS: cluster.endpoints().join(','),
@@ -256,7 +255,7 @@ describe('@mastra/core 1.71 when etcd cannot be reached', () => {
     return fleet;
   }
 
-  it("onAcquireError: 'deny' is fail-closed: no run starts, the typed lease error comes within the deadline, nothing is claimed", async () => {
+  it("onAcquireError: 'deny' on the idle wake: no run starts (the message is dropped), the typed lease error comes within the deadline, nothing is claimed", async () => {
     testNo += 1;
     const fleet = fleetWith({ ON_ACQUIRE_ERROR: 'deny' });
     const [w] = await fleet.start('w');

@@ -122,7 +122,11 @@ export class WorkerFleet {
   private readonly released = new Set<string>();
   private listeners = new Set<() => void>();
 
-  constructor(private readonly env: Record<string, string>) {}
+  /** `readyTimeoutMs`: how long a worker may take to start (importing Mastra is slow on a busy machine). */
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly readyTimeoutMs = 30_000,
+  ) {}
 
   /**
    * Starts workers and waits until each is ready. The first is started alone, so it binds the
@@ -139,7 +143,7 @@ export class WorkerFleet {
     const worker = new WorkerProcess(id, this.env, this);
     this.workers.push(worker);
     await Promise.race([
-      worker.next('ready', () => true, 30_000),
+      worker.next('ready', () => true, this.readyTimeoutMs),
       worker.exited.then(() => {
         throw new Error(`${id} exited before it was ready\n${worker.describe()}`);
       }),
