@@ -248,13 +248,14 @@ describe('the root entry without the optional peer @mastra/core', () => {
       );
       const use = `
         const provider = new EtcdLeaseProvider({ hosts: '127.0.0.1:2379', contractResults: true });
-        const acquired: Promise<AcquireResult> = provider.acquireLease('k', 'o', 15_000);
+        const acquired: Promise<ContractAcquireResult> = provider.acquireLease('k', 'o', 15_000);
+        const token = async (p: EtcdLeaseProvider): Promise<string | undefined> => { const won: AcquireResult = await p.acquireLease('k', 'o', 15_000); return won.acquired ? won.fencingToken.slice(0) : undefined; };
         const held: Promise<LeaseHandle> = provider.hold('k', 'o', 15_000, { timeoutMs: 1000 });
         export const isUnavailable = (e: unknown): boolean => e instanceof EtcdUnavailableError && isLeaseError(e);
-        void acquired; void held;
+        void acquired; void held; void token;
       `;
-      writeFileSync(join(project.dir, 'esm.mts'), `import { EtcdLeaseProvider, EtcdUnavailableError, isLeaseError, type AcquireResult, type LeaseHandle } from 'etcd-lease-provider';\n${use}`);
-      writeFileSync(join(project.dir, 'cjs.cts'), `import { EtcdLeaseProvider, EtcdUnavailableError, isLeaseError, type AcquireResult, type LeaseHandle } from 'etcd-lease-provider';\n${use}`);
+      writeFileSync(join(project.dir, 'esm.mts'), `import { EtcdLeaseProvider, EtcdUnavailableError, isLeaseError, type AcquireResult, type ContractAcquireResult, type LeaseHandle } from 'etcd-lease-provider';\n${use}`);
+      writeFileSync(join(project.dir, 'cjs.cts'), `import { EtcdLeaseProvider, EtcdUnavailableError, isLeaseError, type AcquireResult, type ContractAcquireResult, type LeaseHandle } from 'etcd-lease-provider';\n${use}`);
       // The peer really is absent from this project.
       expect(() => execFileSync(process.execPath, ['-e', "require.resolve('@mastra/core/events')"], { cwd: project.dir, stdio: 'pipe' })).toThrow();
       const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
