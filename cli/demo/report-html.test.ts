@@ -26,7 +26,7 @@ function input(ops: DemoOp[]): ReportInput {
       { at: 1500, kind: 'restart', member: 'm0', note: 'restarted m0' },
     ],
     stall: longestStall(ops),
-    summaryLine: 'summary: 2 ops, 1 fault, 0 overlaps, longest stall 0.0 s',
+    summaryLine: 'summary: 2 ops, 1 fault injected, 0 overlaps, longest stall 0.0 s',
   };
 }
 
