@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { startCluster } from '../../launcher/cluster.js';
-import { NoEtcdError } from '../../launcher/no-etcd-error.js';
+import { NoEtcdError, runningFrom } from '../../launcher/no-etcd-error.js';
 import type { EtcdCluster } from '../../launcher/types.js';
 import { deriveBeliefWindows } from '../../safety-checker/belief-windows.js';
 import { checkFencingMonotonic, findOverlaps } from '../../safety-checker/check-overlaps.js';
@@ -11,7 +11,7 @@ import { longestStall, summarize } from '../../safety-checker/stalls.js';
 import { print, printError } from '../command.js';
 import type { ConnectionSettings } from '../connection.js';
 import { describeError } from '../describe-error.js';
-import { NUL_SHOWN, quote, readableKey, shellWord } from '../key-text.js';
+import { quote } from '../key-text.js';
 import { count } from './count-words.js';
 import { LeaseStore } from '../lease-store.js';
 import { isInjected, runFaultPlan, type FaultEvent } from './fault-plan.js';
@@ -20,6 +20,7 @@ import { LiveState } from './live-state.js';
 import type { MemberView } from './live-frame.js';
 import { LiveView } from './live-view.js';
 import { renderReport } from './report-html.js';
+import { preStartLines, wrapWords } from './pre-start.js';
 import { summaryLine } from './summary-line.js';
 import { now, type DemoOp, type WorkerConfig } from './worker-protocol.js';
 
@@ -65,10 +66,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       print('starting a local 3-member etcd cluster on 127.0.0.1 …');
       cluster = await startLocalCluster();
       connection = { hosts: cluster.endpoints(), prefix, timeoutMs: 5000, explicitEndpoints: false };
-      print(`cluster up: ${cluster.endpoints().join(', ')}`);
+      for (const line of wrapWords(`cluster up: ${cluster.endpoints().join(', ')}`)) print(line);
     } else {
       connection = { ...options.external, prefix };
-      print(`using the cluster at ${connection.hosts.join(', ')}; nothing will be killed`);
+      for (const line of wrapWords(`using the cluster at ${connection.hosts.join(', ')}; nothing will be killed`)) print(line);
     }
     return await run(options, connection, cluster, stopEarly.signal, notice);
   } finally {
@@ -114,9 +115,8 @@ async function run(
 
   try {
     const configs: WorkerConfig[] = workerIds.map((workerId) => ({ workerId, connection, keys, ttlMs: options.ttlMs, maxHeld: 2 }));
-    print(`keys ${readableKey(keys[0] as string)} … (${NUL_SHOWN} = the NUL Mastra puts between resourceId and threadId)`);
-    print(`under prefix ${quote(connection.prefix)}; to look while it runs: etcd-lease list --endpoints ${connection.hosts.join(',')} --prefix ${shellWord(connection.prefix)}`);
-    print(`starting ${options.workers} worker processes …`);
+    for (const line of preStartLines({ firstKey: keys[0] as string, prefix: connection.prefix, hosts: connection.hosts, from: runningFrom() })) print(line);
+    print(`starting ${count(options.workers, 'worker process', 'worker processes')} …`);
     await fleet.start(configs);
     startAt = now();
 
