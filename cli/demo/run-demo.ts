@@ -39,6 +39,8 @@ export interface DemoOptions {
 }
 
 const RENDER_EVERY_MS = 500;
+/** The package's own design document (docs/ ships with it), beside this file's folder as source and as dist/cli.js. */
+const DESIGN_URL = `${new URL('../docs/design.md', import.meta.url.includes('/dist/') ? import.meta.url : new URL('../', import.meta.url)).href}#belief-windows`;
 const LEADER_POLL_EVERY_MS = 2000;
 
 /**
@@ -178,6 +180,7 @@ async function run(
   const overlaps = findOverlaps(windows);
   const fencingViolations = checkFencingMonotonic(history).length;
   const figures = { ...summary, faults: faults.filter(isInjected).length };
+  const etcdVersion = await serverVersion(connection);
   const line = summaryLine(figures);
   const lastMoment = Math.max(endAt, ...windows.map((w) => w.end));
   const report = renderReport({
@@ -194,6 +197,8 @@ async function run(
     faults,
     stall: longestStall(history),
     summaryLine: line,
+    etcdVersion,
+    designUrl: DESIGN_URL,
   });
   const reportPath = resolve(options.reportPath);
   await writeFile(reportPath, report);
@@ -214,6 +219,20 @@ async function cleanUp(connection: ConnectionSettings): Promise<void> {
     print(`cleaned up: prefix ${quote(connection.prefix)} is empty${deleted > 0 ? ` (${deleted} leftover keys deleted)` : ''}`);
   } catch (error) {
     printError(`could not delete the demo's keys under ${quote(connection.prefix)}: ${describeError(error)}`);
+  } finally {
+    store.close();
+  }
+}
+
+/** The etcd server's version as a member reports it (maintenance status), for the report; undefined if none answers. */
+async function serverVersion(connection: ConnectionSettings): Promise<string | undefined> {
+  const store = new LeaseStore(connection);
+  try {
+    const gaveUp = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 3000).unref());
+    const status = await Promise.race([store.client.maintenance.status(), gaveUp]);
+    return status?.version;
+  } catch {
+    return undefined;
   } finally {
     store.close();
   }

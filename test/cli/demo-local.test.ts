@@ -43,7 +43,9 @@ describe('etcd-lease demo on its own local cluster (shortened)', () => {
     const html = readFileSync(report, 'utf8');
     expect(html).toContain('<svg');
     expect(html).toContain(last);
-    // Viewable offline: nothing is fetched from anywhere.
-    expect(html).not.toMatch(/\b(src|href)=/);
+    // Viewable offline: nothing is fetched from anywhere (the one link is to the package's own design document).
+    expect(html).not.toMatch(/\bsrc=|<link\b/);
+    expect([...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1])).toEqual([expect.stringMatching(/^file:\/\/.*\/docs\/design\.md#belief-windows$/)]);
+    expect(html).toMatch(/etcd 3\.\d+\.\d+/);
   }, 60_000);
 });
