@@ -105,7 +105,7 @@ async function releaseAsOwner(settings: ConnectionSettings, key: string, keyArg:
 }
 
 /** Why a release as `asked` left the lease of `held` alone: another owner, or the same owner with other metadata. */
-function notYours(held: LeaseRecord, asked: LeaseRecord): string {
+export function notYours(held: LeaseRecord, asked: LeaseRecord): string {
   if (held.owner !== asked.owner) return `held by ${holderText(held)}, not ${quote(asked.owner)}`;
   if (held.metadata === undefined) {
     return `${quote(held.owner)} holds it without run metadata, and --metadata ${quote(asked.metadata as string)} was given; run it again without --metadata`;
