@@ -9,6 +9,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const suitesWithoutEtcd = [
   'test/chaos/holder.test.ts',
+  'test/package/support/engines.test.ts',
   'test/contract/event-emitter.contract.test.ts',
   'test/contract/run-metadata-model.contract.test.ts',
   'test/harness/global-setup.test.ts',
@@ -21,11 +22,28 @@ const suitesWithoutEtcd = [
   'test/security/tls-probe.test.ts',
 ];
 
-// Two projects: `unit` (tests beside the sources of the library, the CLI, the etcd launcher, the safety checker and
-// the benchmark, the public API's type tests, and the suites above; none starts etcd, they run in parallel) and
-// `cluster` (the rest of test/, which starts real etcd members: one file at a time on a 2-core machine). The cluster
-// project's global setup chooses once how members run (an etcd binary, else Docker), or stops the run with one
-// message.
+/**
+ * Suites that hold faults for minutes (a member hung for a minute, overload at 1.5× capacity, the chaos runs and
+ * their negative controls): `npm run test:long`, not `npm test`. The rule is the file's place or name, so a new
+ * suite lands in the right script without an edit here: anything under test/chaos/, and any file named
+ * `*.long.test.ts`. Keep a suite that takes over a minute or so out of `npm test` by naming it so.
+ */
+const longSuites = ['test/chaos/**/*.test.ts', 'test/**/*.long.test.ts'];
+
+/** What both etcd projects share: real members, one file at a time on a 2-core machine. */
+const withEtcd = {
+  fileParallelism: false,
+  globalSetup: ['test/harness/global-setup.ts'],
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  env: { TESTCONTAINERS_RYUK_DISABLED: 'true' },
+};
+
+// Three projects: `unit` (tests beside the sources of the library, the CLI, the etcd launcher, the safety checker and
+// the benchmark, the public API's type tests, and the suites above; none starts etcd, they run in parallel);
+// `cluster` (the rest of test/ but the long suites: real etcd members); `long` (the long suites). `npm test` runs
+// `unit` and `cluster`, `npm run test:long` runs `long`. The etcd projects' global setup chooses once how members run
+// (an etcd binary, else Docker), or stops the run with one message.
 export default defineConfig({
   test: {
     projects: [
@@ -41,12 +59,16 @@ export default defineConfig({
         test: {
           name: 'cluster',
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...suitesWithoutEtcd, ...longSuites],
+          ...withEtcd,
+        },
+      },
+      {
+        test: {
+          name: 'long',
+          include: longSuites,
           exclude: [...configDefaults.exclude, ...suitesWithoutEtcd],
-          fileParallelism: false,
-          globalSetup: ['test/harness/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-          env: { TESTCONTAINERS_RYUK_DISABLED: 'true' },
+          ...withEtcd,
         },
       },
     ],

@@ -33,15 +33,31 @@ const FLAG_OF: Partial<Record<EtcdSetting, ConnectionFlag>> = {
   password: 'password',
 };
 
-export const CONNECTION_HELP = `Connection (a flag wins over its variable; the library's loader reads the same):
-  --endpoints LIST   comma-separated etcd endpoints        [ETCD_ENDPOINTS, default ${DEFAULT_ENDPOINTS}]
-  --prefix P         lease key prefix                      [ETCD_PREFIX, default ${DEFAULT_PREFIX}]
-  --cacert FILE      CA certificate (PEM) for TLS          [ETCD_CA_FILE]
-  --cert FILE        client certificate (PEM)              [ETCD_CERT_FILE]
-  --key FILE         client private key (PEM)              [ETCD_KEY_FILE]
-  --user NAME        etcd user name                        [ETCD_USERNAME]
-  --password PW      etcd password                         [ETCD_PASSWORD; prefer it: flags show in ps]
-  --timeout MS       deadline per operation, retries included [default ${DEFAULT_TIMEOUT_MS}]`;
+/** One help line per connection flag, in the order `--help` lists them. */
+const CONNECTION_LINES: Record<ConnectionFlag, string> = {
+  endpoints: `  --endpoints LIST   comma-separated etcd endpoints        [ETCD_ENDPOINTS, default ${DEFAULT_ENDPOINTS}]`,
+  prefix: `  --prefix P         lease key prefix                      [ETCD_PREFIX, default ${DEFAULT_PREFIX}]`,
+  cacert: '  --cacert FILE      CA certificate (PEM) for TLS          [ETCD_CA_FILE]',
+  cert: '  --cert FILE        client certificate (PEM)              [ETCD_CERT_FILE]',
+  key: '  --key FILE         client private key (PEM)              [ETCD_KEY_FILE]',
+  user: '  --user NAME        etcd user name                        [ETCD_USERNAME]',
+  password: '  --password PW      etcd password                         [ETCD_PASSWORD; prefer it: flags show in ps]',
+  timeout: `  --timeout MS       deadline per operation, retries included [default ${DEFAULT_TIMEOUT_MS}]`,
+};
+
+/**
+ * The connection part of a command's help. A command that gives a flag another meaning (the demo's `--prefix` is the
+ * parent of its run's prefix; its default is a cluster of its own, not 127.0.0.1:2379) replaces that flag's line, or
+ * drops it (`null`) when it lists the flag among its own, so no flag shows twice.
+ */
+export function connectionHelp(replaced: Partial<Record<ConnectionFlag, string | null>> = {}): string {
+  const lines = (Object.keys(CONNECTION_LINES) as ConnectionFlag[])
+    .map((flag) => (flag in replaced ? replaced[flag] : CONNECTION_LINES[flag]))
+    .filter((line): line is string => typeof line === 'string');
+  return `Connection (a flag wins over its variable; the library's loader reads the same):\n${lines.join('\n')}`;
+}
+
+export const CONNECTION_HELP = connectionHelp();
 
 /**
  * Where and how to connect, as plain strings: it crosses process boundaries unchanged (the demo

@@ -10,7 +10,7 @@ import { statsCommand } from './commands/stats.js';
 import { watchCommand } from './commands/watch.js';
 import { WORKER_COMMAND } from './demo/worker-protocol.js';
 import { describeError } from './describe-error.js';
-import { errorHint } from './error-hint.js';
+import { endpointsGiven, errorHint } from './error-hint.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isUsageError } from './usage-error.js';
 
 /** This file, as run: the demo forks it again (hidden `__demo-worker` command) for its worker processes. */
@@ -82,7 +82,7 @@ main(argv).then(finish, (error: unknown) => {
     printError(`${where}: ${error.message}\nRun \`${where} --help\` for usage.`);
     finish(EXIT_USAGE);
   } else {
-    const hint = errorHint(error, argv[0]);
+    const hint = errorHint(error, argv[0], endpointsGiven(argv, process.env));
     printError(`etcd-lease: ${describeError(error)}${hint === '' ? '' : `\n${hint}`}`);
     finish(EXIT_FAILED);
   }

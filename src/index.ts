@@ -3,7 +3,7 @@ export type { EtcdLeaseProviderOptions, LeaseLogger } from './config/options.js'
 export { loadEtcdOptionsFromEnv, type EtcdEnvOptions } from './config/load-env.js';
 export { loadEtcdCredentials, type EtcdTlsFiles, type EtcdCredentials } from './config/load-credentials.js';
 export type { LeaseCallOptions } from './config/call-options.js';
-export type { AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
+export type { AcquireNotWon, AcquireResult, AcquireResultFor, AcquireWon, ContractAcquireResult, LeaseInfo, LeaseRecord } from './results.js';
 export { LeaseError, isLeaseError, type LeaseErrorCode } from './errors/lease-error.js';
 export { LeaseArgumentTypeError, LeaseArgumentRangeError } from './errors/invalid-argument.js';
 export { EtcdUnavailableError } from './errors/unavailable.js';

@@ -9,7 +9,8 @@ const options = { hosts: '127.0.0.1:1' };
 
 describe('createLeaseProvider: internals for one provider only', () => {
   it('the public constructor takes options alone (npm run typecheck checks this)', () => {
-    expectTypeOf<ConstructorParameters<typeof EtcdLeaseProvider>>().toEqualTypeOf<[options: EtcdLeaseProviderOptions]>();
+    expectTypeOf<ConstructorParameters<typeof EtcdLeaseProvider>['length']>().toEqualTypeOf<1>();
+    expectTypeOf<ConstructorParameters<typeof EtcdLeaseProvider>[0]>().toExtend<EtcdLeaseProviderOptions>();
   });
 
   it('the provider it builds gets the internals; the next one built with `new` gets none', async () => {

@@ -29,7 +29,7 @@ import { decodeRead, readTxn, type StoredLease } from './operations/read-lease.j
 import type { EtcdLeaseProviderOptions } from './config/options.js';
 import type { ProviderInternals } from './provider-internals.js';
 import type { ResolvedOptions } from './config/resolve-options.js';
-import type { AcquireDecision, AcquireResult, LeaseInfo, LeaseRecord } from './results.js';
+import type { AcquireDecision, AcquireResultFor, ContractAcquireResult, LeaseInfo, LeaseRecord } from './results.js';
 import { TenureTable } from './tenure/tenure-table.js';
 import type { CallBudget, CallRunner } from './transport/call-runner.js';
 import type { CallScope } from './transport/call-scope.js';
@@ -51,8 +51,10 @@ let pendingInternals: ProviderInternals | undefined;
  * value, attached to a shared etcd lease whose expiry is never earlier than the caller's `ttlMs`.
  * Every ownership check is a compare inside the same etcd transaction as the write it guards; docs/design.md
  * explains the shapes and why late or reordered attempts cannot make two owners believe they hold a key.
+ * `Contract` is the `contractResults` setting the compiler saw (inferred from the options): it picks the type
+ * `acquireLease` resolves to.
  */
-export class EtcdLeaseProvider implements LeaseProviderContract {
+export class EtcdLeaseProvider<Contract extends boolean = false> implements LeaseProviderContract {
   private readonly core: EtcdCore;
   /** False when the core was handed in (EtcdPubSub): its creator closes it. */
   private readonly ownsCore: boolean;
@@ -72,7 +74,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
   /** What inspect/JSON show: settings with secrets redacted (the etcd3 client inside holds them in clear). */
   private readonly description: Record<string, unknown>;
 
-  constructor(options: EtcdLeaseProviderOptions) {
+  constructor(options: EtcdLeaseProviderOptions & { contractResults?: Contract }) {
     const internals = pendingInternals ?? {};
     pendingInternals = undefined;
     this.core = internals.core ?? new EtcdCore(options, internals.clock);
@@ -118,9 +120,9 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
    * owner and metadata already hold it; otherwise reports the holder. The last two arguments may also be
    * `(call)` alone, as before metadata existed.
    */
-  acquireLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResult>;
-  acquireLease(key: string, owner: string, ttlMs: number, metadata: string | undefined, call?: LeaseCallOptions): Promise<AcquireResult>;
-  acquireLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<AcquireResult> {
+  acquireLease(key: string, owner: string, ttlMs: number, call?: LeaseCallOptions): Promise<AcquireResultFor<Contract>>;
+  acquireLease(key: string, owner: string, ttlMs: number, metadata: string | undefined, call?: LeaseCallOptions): Promise<AcquireResultFor<Contract>>;
+  acquireLease(key: string, owner: string, ttlMs: number, metadata?: string | LeaseCallOptions, call?: LeaseCallOptions): Promise<AcquireResultFor<Contract>> {
     // Not an async function (hot path: no frame of its own); every error still arrives as a rejection.
     try {
       const sent = this.clock.moment();
@@ -129,7 +131,8 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
       const value = this.storedValue(etcdKey, owner, args.metadata);
       checkTtl(ttlMs, this.options.leaseBucketMs);
       const decided = this.acquire(etcdKey, value, key, owner, ttlMs, sent, args.call);
-      return this.options.contractResults ? decided.then(contractShape) : decided;
+      // The option's value decided `Contract` at construction, so this is the type the caller was promised.
+      return (this.options.contractResults ? decided.then(contractShape) : decided) as Promise<AcquireResultFor<Contract>>;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -378,7 +381,7 @@ export class EtcdLeaseProvider implements LeaseProviderContract {
  * test suite, the clock, the transaction shapes and the lease-id tag. Not exported from the package entry, so the
  * public constructor takes options alone.
  */
-export function createLeaseProvider(options: EtcdLeaseProviderOptions, internals: ProviderInternals): EtcdLeaseProvider {
+export function createLeaseProvider(options: EtcdLeaseProviderOptions, internals: ProviderInternals): EtcdLeaseProvider<boolean> {
   pendingInternals = internals;
   try {
     return new EtcdLeaseProvider(options);
@@ -388,6 +391,7 @@ export function createLeaseProvider(options: EtcdLeaseProviderOptions, internals
 }
 
 /** `contractResults: true`: exactly `{ acquired, owner }`, the shape Mastra's contract states (its tests compare deeply). */
-function contractShape(decision: AcquireDecision): AcquireResult {
-  return decision.owner === undefined ? { acquired: decision.acquired } : { acquired: decision.acquired, owner: decision.owner };
+function contractShape(decision: AcquireDecision): ContractAcquireResult {
+  if (decision.acquired) return { acquired: true, owner: decision.owner };
+  return decision.owner === undefined ? { acquired: false } : { acquired: false, owner: decision.owner };
 }

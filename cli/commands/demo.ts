@@ -3,7 +3,7 @@ import { integerFlag, parsing, positionals } from '../args.js';
 import { printError, type Command } from '../command.js';
 import { NoEtcdError } from '../../launcher/no-etcd-error.js';
 import { environmentSource } from '../../src/config/load-env.js';
-import { CONNECTION_HELP, connectionOptions, resolveConnection } from '../connection.js';
+import { connectionHelp, connectionOptions, resolveConnection } from '../connection.js';
 import { runDemo } from '../demo/run-demo.js';
 import { EXIT_FAILED, UsageError } from '../usage-error.js';
 
@@ -23,14 +23,15 @@ release), kills the leader and restarts it, pauses a member (SIGSTOP), and shows
 With ETCD_ENDPOINTS: runs against that cluster under a unique prefix, kills nothing, and
 deletes its keys at the end — a check a platform team can run against their etcd.
 
-It prints the run's prefix and the \`etcd-lease list\` command that shows its keys meanwhile.
+It prints the run's prefix and the command that lists its keys meanwhile.
 Keys show as demo-user\\0thread-1: \\0 is the NUL Mastra puts between resourceId and threadId.
 On a terminal the live view takes the screen (as top does) and leaves its last frame behind.
 
 Ends by itself, then prints the path of an HTML report and, last, exactly:
-  summary: <n> ops, <f> faults, <o> overlaps, longest stall <x> s
-(singular after 1: "1 fault"; f: faults injected; o: overlapping belief windows of different
-owners, see docs/design.md#belief-windows in the etcd-lease-provider package).
+  summary: <n> ops, <f> faults injected, <o> overlaps, longest stall <x> s
+(singular after 1: "1 fault injected"; f: the leader killed and the leader paused, not their
+repairs; o: overlapping belief windows of different owners, see docs/design.md#belief-windows
+in the etcd-lease-provider package).
 Exit 0 when the history is safe, 1 on any overlap or fencing violation. Ctrl-C stops early.
 
   --duration S       how long the workers run, in seconds          [default 45]
@@ -40,7 +41,10 @@ Exit 0 when the history is safe, 1 on any overlap or fencing violation. Ctrl-C s
   --report PATH      where to write the HTML report                [default report.html]
   --prefix P         parent of the run's own unique prefix         [ETCD_PREFIX, default ${DEFAULT_BASE_PREFIX}]
 
-${CONNECTION_HELP}`,
+${connectionHelp({
+  endpoints: '  --endpoints LIST   an existing cluster to run against    [ETCD_ENDPOINTS, default: start a local one]',
+  prefix: null,
+})}`,
 
     async run(argv) {
       const { values, positionals: given } = parsing('demo', () =>

@@ -97,11 +97,21 @@ async function releaseAsOwner(settings: ConnectionSettings, key: string, keyArg:
       printError(`${quote(key)}: still held by ${holderText(holder)} (re-acquired after the release)`);
       return EXIT_FAILED;
     }
-    printError(`${quote(key)}: not released: held by ${holderText(after)}, not ${holderText(holder)}`);
+    printError(`${quote(key)}: not released: ${notYours(after, holder)}`);
     return EXIT_FAILED;
   } finally {
     await provider.close();
   }
+}
+
+/** Why a release as `asked` left the lease of `held` alone: another owner, or the same owner with other metadata. */
+export function notYours(held: LeaseRecord, asked: LeaseRecord): string {
+  if (held.owner !== asked.owner) return `held by ${holderText(held)}, not ${quote(asked.owner)}`;
+  if (held.metadata === undefined) {
+    return `${quote(held.owner)} holds it without run metadata, and --metadata ${quote(asked.metadata as string)} was given; run it again without --metadata`;
+  }
+  const given = asked.metadata === undefined ? 'no --metadata was given' : `--metadata ${quote(asked.metadata)} was given`;
+  return `${quote(held.owner)} holds it with run metadata ${quote(held.metadata)}, which must match exactly, and ${given}; add --metadata ${quote(held.metadata)}`;
 }
 
 async function forceRelease(settings: ConnectionSettings, key: string, keyArg: string, token: string | undefined): Promise<number> {

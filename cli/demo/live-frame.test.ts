@@ -41,6 +41,23 @@ describe('liveFrame at 80×24', () => {
     }
   });
 
+  it('shows every event while there is room, then the latest ones: 0 to 25 events, 6 and 64 keys', () => {
+    const eventLines = (lines: readonly string[]): string[] => lines.slice(lines.indexOf('faults injected, repairs, elections') + 1);
+    for (const keyCount of [6, 64]) {
+      const room = eventLines(liveFrame(input(keyCount, 25), SIZE)).length;
+      expect(room).toBeGreaterThanOrEqual(3);
+      for (let n = 0; n <= 25; n++) {
+        const shown = eventLines(liveFrame(input(keyCount, n), SIZE));
+        if (n === 0) {
+          expect(shown).toEqual(['  (none yet)']);
+          continue;
+        }
+        const expected = Array.from({ length: Math.min(n, room) }, (_, i) => n - Math.min(n, room) + i);
+        expect(shown.map((line) => Number(/^ {2}\[ (\d+)\.0 s\]/.exec(line)?.[1])), `${n} events, ${keyCount} keys`).toEqual(expected);
+      }
+    }
+  });
+
   it('with more keys than fit, says how many it left out and keeps the latest faults', () => {
     const lines = liveFrame(input(64, 20), SIZE);
     expect(lines.some((line) => /^ {2}\+\d+ more keys$/.test(line))).toBe(true);

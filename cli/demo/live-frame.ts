@@ -27,6 +27,8 @@ export interface FrameInput {
 const EVENTS_SHOWN = 8;
 /** Fault lines kept even when the keys would fill the screen. */
 const EVENTS_KEPT = 3;
+/** The heading of the event list: it lists more than the faults the summary counts. */
+const FAULTS_HEADING = 'faults injected, repairs, elections';
 
 /**
  * One screen of the live view: every line at most `columns - 1` columns (never wrapped by the terminal, so the
@@ -59,12 +61,17 @@ export function liveFrame(input: FrameInput, size?: { columns: number; rows: num
   });
   const events = input.events.length === 0 ? ['  (none yet)'] : input.events.map((e) => `  ${e}`);
 
-  if (size === undefined) return [...head, ...owners, '', 'faults', ...events];
-  const room = Math.max(0, size.rows - 1 - head.length - 2); // the blank line and 'faults'
+  if (size === undefined) return [...head, ...owners, '', FAULTS_HEADING, ...events];
+  const room = Math.max(0, size.rows - 1 - head.length - 2); // the blank line and the faults heading
   const shownOwners = fitOwners(owners, room - Math.min(events.length, EVENTS_KEPT));
-  const shownEvents = events.slice(events.length - Math.max(0, Math.min(EVENTS_SHOWN, room - shownOwners.length)));
-  const lines = [...head, ...shownOwners, '', 'faults', ...shownEvents];
+  const shownEvents = latest(events, Math.min(EVENTS_SHOWN, room - shownOwners.length));
+  const lines = [...head, ...shownOwners, '', FAULTS_HEADING, ...shownEvents];
   return lines.slice(0, Math.max(1, size.rows - 1)).map((line) => fitLine(line, Math.max(1, size.columns - 1)));
+}
+
+/** The last `n` lines (all of them when there are fewer; none for n ≤ 0). */
+function latest(lines: readonly string[], n: number): readonly string[] {
+  return n <= 0 ? [] : lines.slice(Math.max(0, lines.length - n));
 }
 
 /** The owners that fit in `room` lines, the last of them saying how many keys it leaves out. */

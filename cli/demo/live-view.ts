@@ -1,4 +1,4 @@
-import type { FaultEvent } from './fault-plan.js';
+import type { FaultEvent, FaultKind } from './fault-plan.js';
 import { count } from './count-words.js';
 import { liveFrame, type MemberView } from './live-frame.js';
 import type { LiveState } from './live-state.js';
@@ -8,6 +8,8 @@ const STATUS_EVERY_MS = 5000;
 /** Alternate screen on, cursor hidden; and back. */
 const ENTER = '\x1b[?1049h\x1b[?25l';
 const LEAVE = '\x1b[?25h\x1b[?1049l';
+/** What each event line says it is: only kills and pauses are faults (what the summary counts). */
+const EVENT_LABEL: Record<FaultKind, string> = { kill: 'fault: ', pause: 'fault: ', restart: 'repair: ', resume: 'repair: ', elected: '' };
 
 /**
  * The demo's terminal output. On a TTY the view lives on the terminal's alternate screen (as `top` does), redrawn
@@ -48,7 +50,7 @@ export class LiveView {
   }
 
   event(event: FaultEvent): void {
-    this.line(`${stamp(event.at - this.startAt)}  ${event.kind === 'elected' ? '' : 'fault: '}${event.note}`);
+    this.line(`${stamp(event.at - this.startAt)}  ${EVENT_LABEL[event.kind]}${event.note}`);
   }
 
   note(text: string): void {

@@ -26,7 +26,9 @@ function input(ops: DemoOp[]): ReportInput {
       { at: 1500, kind: 'restart', member: 'm0', note: 'restarted m0' },
     ],
     stall: longestStall(ops),
-    summaryLine: 'summary: 2 ops, 1 fault, 0 overlaps, longest stall 0.0 s',
+    summaryLine: 'summary: 2 ops, 1 fault injected, 0 overlaps, longest stall 0.0 s',
+    etcdVersion: '3.4.23',
+    designUrl: 'file:///pkg/docs/design.md#belief-windows',
   };
 }
 
@@ -47,8 +49,11 @@ const acquire = (owner: string, sentAt: number, client: string): DemoOp => ({
 describe('renderReport', () => {
   it('is one self-contained page: inline SVG, no scripts, nothing fetched', () => {
     const html = renderReport(input([acquire(a, 0, 'w1')]));
-    expect(html.match(/<svg /g)).toHaveLength(2);
-    expect(html).not.toMatch(/<script|\b(src|href)=|url\(/);
+    // The two charts and the two legend swatches.
+    expect(html.match(/<svg /g)).toHaveLength(4);
+    expect(html).not.toMatch(/<script|\bsrc=|<link\b|url\(/);
+    // The one link is to the package's own design document, a local file.
+    expect([...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1])).toEqual(['file:///pkg/docs/design.md#belief-windows']);
   });
 
   it('escapes keys for HTML and shows NUL as \\0, with a legend', () => {
@@ -82,5 +87,14 @@ describe('renderReport', () => {
     expect(html).toContain('w2/run1: 0.21 s');
     expect(html).toContain('kill m0');
     expect(html).toContain('OVERLAP');
+  });
+
+  it('names the etcd version, explains dashed lines and bars without a token, and links the design', () => {
+    const html = renderReport(input([acquire(a, 0, 'w1')]));
+    expect(html).toContain('etcd 3.4.23');
+    expect(html).toContain('dashed: a new leader was seen');
+    expect(html).toContain('a bar opened by a transfer has no token of its own');
+    expect(html).toContain('<a href="file:///pkg/docs/design.md#belief-windows">');
+    expect(renderReport({ ...input([]), etcdVersion: undefined })).toContain('etcd version unknown');
   });
 });

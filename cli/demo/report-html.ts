@@ -19,6 +19,10 @@ export interface ReportInput {
   readonly faults: readonly FaultEvent[];
   readonly stall: Stall;
   readonly summaryLine: string;
+  /** The etcd server's version, as a member reported it; undefined when none answered the question. */
+  readonly etcdVersion?: string | undefined;
+  /** A link to the design's section on belief windows: the package's own docs/design.md, as a file URL. */
+  readonly designUrl: string;
 }
 
 /**
@@ -42,6 +46,12 @@ const FAULT_COLOUR: Record<FaultEvent['kind'], string> = {
   resume: '#2e7d32',
   elected: '#757575',
 };
+
+/** The fencing token of a window: its last grant's that carried one; a window opened by a transfer may have none. */
+function tokenText(w: BeliefWindow): string {
+  const token = [...w.grants].reverse().find((g) => g.fencingToken !== undefined)?.fencingToken;
+  return token === undefined ? 'no fencing token (taken by a transfer)' : `fencing token ${token}`;
+}
 
 /** A self-contained page (inline SVG and CSS, no scripts, no external assets) describing one demo run. */
 export function renderReport(input: ReportInput): string {
@@ -75,14 +85,15 @@ svg text { font: 11px ui-monospace, monospace; }
 </head>
 <body>
 <h1>etcd-lease demo</h1>
-<p>${esc(input.mode)} · ${count(input.workers.length, 'worker process', 'worker processes')} · ${count(input.keys.length, 'thread key')} · TTL ${input.ttlMs} ms, renewed every ${Math.round(input.ttlMs / 3)} ms · ${(span / 1000).toFixed(1)} s</p>
+<p>${esc(input.mode)} · etcd ${esc(input.etcdVersion ?? 'version unknown')} · ${count(input.workers.length, 'worker process', 'worker processes')} · ${count(input.keys.length, 'thread key')} · TTL ${input.ttlMs} ms, renewed every ${Math.round(input.ttlMs / 3)} ms · ${(span / 1000).toFixed(1)} s</p>
 <pre>${esc(input.summaryLine)}</pre>
 ${figures(input)}
 <h2>Ownership per key</h2>
-<p>Each bar is a belief window (docs/design.md#belief-windows in the etcd-lease-provider package): from the moment an acquire or transfer returned success to its holder
+<p>Each bar is a belief window (<a href="${esc(input.designUrl)}">belief windows in docs/design.md</a>): from the moment an acquire or transfer returned success to its holder
 until the holder released, handed over, heard it had lost, or (send time of its last successful renew) + TTL passed.
 Bars of different owners on one row must never overlap; overlaps would be drawn in red. Shaded bands: a member down or paused.
 The yellow band is the longest stall (no operation succeeded). Keys are Mastra's thread keys: resourceId, a NUL byte (shown as ${NUL_SHOWN}), threadId.</p>
+<p class="legend"><span><svg width="24" height="12" style="display:inline;width:24px"><line x1="12" x2="12" y1="0" y2="12" stroke="${FAULT_COLOUR.kill}"/></svg> a fault (labelled) or its repair</span><span><svg width="24" height="12" style="display:inline;width:24px"><line x1="12" x2="12" y1="0" y2="12" stroke="${FAULT_COLOUR.elected}" stroke-dasharray="3,3"/></svg> dashed: a new leader was seen</span><span>hover a bar for its owner, times and fencing token; a bar opened by a transfer has no token of its own (a transfer answers only true or false)</span></p>
 ${legend(input.workers)}
 ${timeline(input, x, colourOf)}
 <h2>Latency over time</h2>
@@ -154,7 +165,7 @@ function timeline(input: ReportInput, x: (t: number) => number, colourOf: (owner
     const x1 = x(w.start);
     const width = Math.max(1, x(w.end) - x1);
     parts.push(
-      `<rect x="${x1.toFixed(1)}" y="${top + row * ROW + 4}" width="${width.toFixed(1)}" height="${ROW - 8}" fill="${colourOf(w.owner)}" rx="2"><title>${esc(`${shortOwner(w.owner)}: ${rel(input, w.start)}–${rel(input, w.end)} (ended by ${w.endedBy})`)}</title></rect>`,
+      `<rect x="${x1.toFixed(1)}" y="${top + row * ROW + 4}" width="${width.toFixed(1)}" height="${ROW - 8}" fill="${colourOf(w.owner)}" rx="2"><title>${esc(`${shortOwner(w.owner)}: ${rel(input, w.start)}–${rel(input, w.end)} (ended by ${w.endedBy}); ${tokenText(w)}`)}</title></rect>`,
     );
   }
   for (const o of input.overlaps) {

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { startCluster } from '../../launcher/cluster.js';
-import { NoEtcdError } from '../../launcher/no-etcd-error.js';
+import { NoEtcdError, runningFrom } from '../../launcher/no-etcd-error.js';
 import type { EtcdCluster } from '../../launcher/types.js';
 import { deriveBeliefWindows } from '../../safety-checker/belief-windows.js';
 import { checkFencingMonotonic, findOverlaps } from '../../safety-checker/check-overlaps.js';
@@ -11,7 +11,7 @@ import { longestStall, summarize } from '../../safety-checker/stalls.js';
 import { print, printError } from '../command.js';
 import type { ConnectionSettings } from '../connection.js';
 import { describeError } from '../describe-error.js';
-import { NUL_SHOWN, quote, readableKey, shellWord } from '../key-text.js';
+import { quote } from '../key-text.js';
 import { count } from './count-words.js';
 import { LeaseStore } from '../lease-store.js';
 import { isInjected, runFaultPlan, type FaultEvent } from './fault-plan.js';
@@ -20,6 +20,7 @@ import { LiveState } from './live-state.js';
 import type { MemberView } from './live-frame.js';
 import { LiveView } from './live-view.js';
 import { renderReport } from './report-html.js';
+import { preStartLines, wrapWords } from './pre-start.js';
 import { summaryLine } from './summary-line.js';
 import { now, type DemoOp, type WorkerConfig } from './worker-protocol.js';
 
@@ -38,6 +39,8 @@ export interface DemoOptions {
 }
 
 const RENDER_EVERY_MS = 500;
+/** The package's own design document (docs/ ships with it), beside this file's folder as source and as dist/cli.js. */
+const DESIGN_URL = `${new URL('../docs/design.md', import.meta.url.includes('/dist/') ? import.meta.url : new URL('../', import.meta.url)).href}#belief-windows`;
 const LEADER_POLL_EVERY_MS = 2000;
 
 /**
@@ -65,10 +68,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       print('starting a local 3-member etcd cluster on 127.0.0.1 …');
       cluster = await startLocalCluster();
       connection = { hosts: cluster.endpoints(), prefix, timeoutMs: 5000, explicitEndpoints: false };
-      print(`cluster up: ${cluster.endpoints().join(', ')}`);
+      for (const line of wrapWords(`cluster up: ${cluster.endpoints().join(', ')}`)) print(line);
     } else {
       connection = { ...options.external, prefix };
-      print(`using the cluster at ${connection.hosts.join(', ')}; nothing will be killed`);
+      for (const line of wrapWords(`using the cluster at ${connection.hosts.join(', ')}; nothing will be killed`)) print(line);
     }
     return await run(options, connection, cluster, stopEarly.signal, notice);
   } finally {
@@ -114,9 +117,8 @@ async function run(
 
   try {
     const configs: WorkerConfig[] = workerIds.map((workerId) => ({ workerId, connection, keys, ttlMs: options.ttlMs, maxHeld: 2 }));
-    print(`keys ${readableKey(keys[0] as string)} … (${NUL_SHOWN} = the NUL Mastra puts between resourceId and threadId)`);
-    print(`under prefix ${quote(connection.prefix)}; to look while it runs: etcd-lease list --endpoints ${connection.hosts.join(',')} --prefix ${shellWord(connection.prefix)}`);
-    print(`starting ${options.workers} worker processes …`);
+    for (const line of preStartLines({ firstKey: keys[0] as string, prefix: connection.prefix, hosts: connection.hosts, from: runningFrom() })) print(line);
+    print(`starting ${count(options.workers, 'worker process', 'worker processes')} …`);
     await fleet.start(configs);
     startAt = now();
 
@@ -178,6 +180,7 @@ async function run(
   const overlaps = findOverlaps(windows);
   const fencingViolations = checkFencingMonotonic(history).length;
   const figures = { ...summary, faults: faults.filter(isInjected).length };
+  const etcdVersion = await serverVersion(connection);
   const line = summaryLine(figures);
   const lastMoment = Math.max(endAt, ...windows.map((w) => w.end));
   const report = renderReport({
@@ -194,6 +197,8 @@ async function run(
     faults,
     stall: longestStall(history),
     summaryLine: line,
+    etcdVersion,
+    designUrl: DESIGN_URL,
   });
   const reportPath = resolve(options.reportPath);
   await writeFile(reportPath, report);
@@ -214,6 +219,20 @@ async function cleanUp(connection: ConnectionSettings): Promise<void> {
     print(`cleaned up: prefix ${quote(connection.prefix)} is empty${deleted > 0 ? ` (${deleted} leftover keys deleted)` : ''}`);
   } catch (error) {
     printError(`could not delete the demo's keys under ${quote(connection.prefix)}: ${describeError(error)}`);
+  } finally {
+    store.close();
+  }
+}
+
+/** The etcd server's version as a member reports it (maintenance status), for the report; undefined if none answers. */
+async function serverVersion(connection: ConnectionSettings): Promise<string | undefined> {
+  const store = new LeaseStore(connection);
+  try {
+    const gaveUp = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 3000).unref());
+    const status = await Promise.race([store.client.maintenance.status(), gaveUp]);
+    return status?.version;
+  } catch {
+    return undefined;
   } finally {
     store.close();
   }

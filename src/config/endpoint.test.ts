@@ -12,7 +12,7 @@ describe('parseEndpoint', () => {
     expect(parseEndpoint(text)).toEqual({ host, port, text });
   });
 
-  it.each(['dns:///etcd:2379', 'https://h:99999', 'h:x', ''])('%s is not a host and port', (text) => {
+  it.each(['dns:///etcd:2379', 'https://h:99999', 'h:x', '', 'not a host', 'http://bad host:2379', 'user@etcd:2379', 'etcd:2379/path', '[not v6]:2379'])('%s is not a host and port', (text) => {
     expect(parseEndpoint(text)).toBeUndefined();
   });
 });

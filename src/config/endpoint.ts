@@ -13,7 +13,9 @@ export interface Endpoint {
  */
 export function parseEndpoint(text: string): Endpoint | undefined {
   const bare = text.replace(/^https?:\/\//, '');
-  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(bare) ?? /^([^:/[\]]+)(?::(\d+))?$/.exec(bare);
+  // A host name or address has no spaces, no user info and no path: `not a host` could only fail in DNS, retried
+  // until the deadline, where it can be refused at once as a setting.
+  const match = /^\[([0-9A-Fa-f:.]+)\](?::(\d+))?$/.exec(bare) ?? /^([^\s:/[\]@?#%\\,]+)(?::(\d+))?$/.exec(bare);
   if (!match) return undefined;
   // gRPC's default port when none is given.
   const port = match[2] === undefined ? 443 : Number(match[2]);

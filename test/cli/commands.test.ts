@@ -207,9 +207,12 @@ describe('etcd-lease release', () => {
 
     const wrong = await release('--metadata', 'run-2');
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain('held by "A" (metadata "run-1")');
+    expect(wrong.stderr).toContain('"A" holds it with run metadata "run-1", which must match exactly, and --metadata "run-2" was given');
     const missing = await release();
     expect(missing.code).toBe(1);
+    // The same owner, so not "held by A, not A": what differs is the metadata, and the message says how to match it.
+    expect(missing.stderr).toContain('"A" holds it with run metadata "run-1", which must match exactly, and no --metadata was given; add --metadata "run-1"');
+    expect(missing.stderr).not.toMatch(/not "A"/);
     expect(await provider.getLeaseRecord('k')).toEqual({ owner: 'A', metadata: 'run-1' });
 
     const right = await release('--metadata', 'run-1');
@@ -223,6 +226,7 @@ describe('etcd-lease release', () => {
     await provider.acquireLease('plain', 'A', 15_000);
     const withMetadata = await runCli(['release', 'plain', '--owner', 'A', '--metadata', '', ...connection(provider.prefix)]);
     expect(withMetadata.code).toBe(1);
+    expect(withMetadata.stderr).toContain('"A" holds it without run metadata, and --metadata "" was given; run it again without --metadata');
     expect(await provider.getLeaseOwner('plain')).toBe('A');
   });
 

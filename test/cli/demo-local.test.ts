@@ -15,10 +15,14 @@ describe('etcd-lease demo on its own local cluster (shortened)', () => {
     // No ETCD_* variables: the demo must start its own cluster.
     const demo = new CliProcess(['demo', '--duration', '15', '--report', report], cleanEnv());
     const killer = setTimeout(() => demo.signal('SIGKILL'), 55_000);
-    // The command it prints lists its keys while it runs.
-    await demo.until('the list command and the first status', (p) => /etcd-lease list (.+)$/m.test(p.stdout) && p.stdout.includes('keys held'), 40_000);
-    const listArgs = /etcd-lease list --endpoints (\S+) --prefix (\S+)$/m.exec(demo.stdout)!;
-    const listed = await runCli(['list', '--json', '--endpoints', listArgs[1]!, '--prefix', listArgs[2]!]);
+    // The command it prints lists its keys while it runs: as a clone runs the CLI, in lines that fit 80 columns.
+    const listCommand = /^ {2}npm run cli -- list --prefix (\S+) \\\n {4}--endpoints (\S+)$/m;
+    await demo.until('the list command and the first status', (p) => listCommand.test(p.stdout) && p.stdout.includes('keys held'), 40_000);
+    const listArgs = listCommand.exec(demo.stdout)!;
+    const preStart = demo.stdout.slice(0, demo.stdout.indexOf('starting 4 worker processes'));
+    for (const line of preStart.split('\n')) expect(line.length, line).toBeLessThanOrEqual(79);
+    expect(preStart).not.toMatch(/(^|\s)etcd-lease list/m);
+    const listed = await runCli(['list', '--json', '--prefix', listArgs[1]!, '--endpoints', listArgs[2]!]);
     expect(listed.code, listed.stderr).toBe(0);
     expect((JSON.parse(listed.stdout) as Array<{ key: string }>).map((l) => l.key)).toContainEqual(expect.stringMatching(/^demo-user\u0000thread-\d+$/));
     const result = await demo.exited;
@@ -39,7 +43,9 @@ describe('etcd-lease demo on its own local cluster (shortened)', () => {
     const html = readFileSync(report, 'utf8');
     expect(html).toContain('<svg');
     expect(html).toContain(last);
-    // Viewable offline: nothing is fetched from anywhere.
-    expect(html).not.toMatch(/\b(src|href)=/);
+    // Viewable offline: nothing is fetched from anywhere (the one link is to the package's own design document).
+    expect(html).not.toMatch(/\bsrc=|<link\b/);
+    expect([...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1])).toEqual([expect.stringMatching(/^file:\/\/.*\/docs\/design\.md#belief-windows$/)]);
+    expect(html).toMatch(/etcd 3\.\d+\.\d+/);
   }, 60_000);
 });

@@ -30,6 +30,7 @@ beforeAll(async () => {
     ETCD_PREFIX: prefix,
     ETCD_EVENT_PREFIX: `example-app/${process.pid}-events/`,
     PORT: '0',
+    ECHO_DELAY_MS: '3000',
   });
   app = createApp(config);
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
@@ -48,7 +49,7 @@ describe('examples/mastra-app', () => {
     expect(app.pubsub).toBeInstanceOf(EtcdPubSub);
   });
 
-  it('wakes a thread over HTTP and holds its lease in etcd while the run lasts', async () => {
+  it('wakes a thread over HTTP, holds its lease in etcd while the run lasts, and delivers a second message to that run', async () => {
     const observer = new EtcdLeaseProvider({ hosts: cluster.endpoints(), prefix });
     try {
       const res = await fetch(`${base}/threads/user-1/chat-1/messages`, {
@@ -59,8 +60,12 @@ describe('examples/mastra-app', () => {
       expect(res.status).toBe(202);
       const body = (await res.json()) as { action: string; runId: string };
       expect(body.action).toBe('wake');
-      // The echo run is short: by now or soon the run has finished and released its lease.
-      await waitFor('the run to release its lease', async () => (await observer.getLeaseOwner('user-1\u0000chat-1')) === undefined, { timeoutMs: 10_000 });
+      // While the echo model thinks (ECHO_DELAY_MS), the run holds the thread: a second message is delivered to it,
+      // as the README's two curl commands show.
+      const again = await fetch(`${base}/threads/user-1/chat-1/messages`, { method: 'POST', body: JSON.stringify({ text: 'and this' }) });
+      expect(await again.json()).toMatchObject({ action: 'deliver' });
+      // Then the run finishes and releases its lease.
+      await waitFor('the run to release its lease', async () => (await observer.getLeaseOwner('user-1\u0000chat-1')) === undefined, { timeoutMs: 20_000 });
     } finally {
       await observer.close();
     }

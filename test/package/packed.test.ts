@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { useEtcdCluster } from '../support/etcd-fixture.js';
+import { engineWarnings, packageNodeRange, satisfiesNode } from './support/engines.js';
 import { appWithout, execFileAsync, install, pack, root, runScript } from './support/packed-app.js';
 
 // The published shape: `npm pack` the package, unpack it into a throwaway app's node_modules and load
@@ -101,14 +102,29 @@ describe('the packed package', () => {
   });
 });
 
+/**
+ * What npm rightly says about engines on the Node these tests run on: nothing on a Node the package supports; on an
+ * older one (the machine's own Node 20, say) a warning for this package, and only warnings that are true — each names
+ * a package whose required Node this one is below.
+ */
+function expectEngineWarningsRightForThisNode(stderr: string): void {
+  const warnings = engineWarnings(stderr);
+  if (satisfiesNode(process.version, packageNodeRange(root))) {
+    expect(warnings).toEqual([]);
+    return;
+  }
+  expect(warnings.map((w) => w.pkg)).toContainEqual(expect.stringMatching(/^etcd-lease-provider@/));
+  for (const warning of warnings) expect(satisfiesNode(process.version, warning.requiredNode), `${warning.pkg} requires ${warning.requiredNode}`).toBe(false);
+}
+
 describe('installing the packed package', () => {
-  it('npm installs it into a new app on this Node without an engine or other warning', async () => {
+  it('npm installs it into a new app on this Node: no engine warning on a supported Node, a true one below it, no other warning', async () => {
     // A real install: npm resolves the package's dependencies from the registry, as a user's npm does.
     const dir = mkdtempSync(join(tmpdir(), 'packed-install-'));
     try {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'new-app', version: '1.0.0', private: true, type: 'module' }));
       const { stderr } = await npmWithThisNode(['install', '--no-audit', '--no-fund', tarball], dir);
-      expect(stderr).not.toContain('EBADENGINE');
+      expectEngineWarningsRightForThisNode(stderr);
       expect(otherWarnings(stderr)).toEqual([]);
       expect(await runScript(dir, 'load.mjs', `import { EtcdLeaseProvider } from 'etcd-lease-provider';\nconsole.log(JSON.stringify(typeof EtcdLeaseProvider));`)).toBe('function');
     } finally {
@@ -116,9 +132,9 @@ describe('installing the packed package', () => {
     }
   }, 120_000);
 
-  it("the repository's own dependency tree installs on this Node without an engine warning", async () => {
+  it("the repository's own dependency tree: no engine warning on a supported Node, a true one below it", async () => {
     const { stderr } = await npmWithThisNode(['install', '--dry-run', '--offline', '--no-audit', '--no-fund'], root);
-    expect(stderr).not.toContain('EBADENGINE');
+    expectEngineWarningsRightForThisNode(stderr);
   }, 60_000);
 
   it('keeps what sideEffects: false promises: a tree-shaking bundle of the package still takes, renews and releases leases', async () => {
@@ -162,7 +178,8 @@ function otherWarnings(stderr: string): string[] {
   const advisory = lines.filter((line) => line.includes('install-scripts'));
   const named = advisory.map((line) => /^npm warn install-scripts\s+(\S+)@/.exec(line)?.[1]).filter((name) => name !== undefined);
   expect(named.filter((name) => name !== 'protobufjs')).toEqual([]);
-  return lines.filter((line) => !line.includes('install-scripts'));
+  // Engine warnings are judged on their own (expectEngineWarningsRightForThisNode).
+  return lines.filter((line) => !line.includes('install-scripts') && !line.includes('EBADENGINE'));
 }
 
 /** Every error class the README documents: each must be one class, exported by both entries. */
@@ -248,15 +265,51 @@ describe('the root entry without the optional peer @mastra/core', () => {
       );
       const use = `
         const provider = new EtcdLeaseProvider({ hosts: '127.0.0.1:2379', contractResults: true });
-        const acquired: Promise<AcquireResult> = provider.acquireLease('k', 'o', 15_000);
+        const acquired: Promise<ContractAcquireResult> = provider.acquireLease('k', 'o', 15_000);
+        const token = async (p: EtcdLeaseProvider): Promise<string | undefined> => { const won: AcquireResult = await p.acquireLease('k', 'o', 15_000); return won.acquired ? won.fencingToken.slice(0) : undefined; };
         const held: Promise<LeaseHandle> = provider.hold('k', 'o', 15_000, { timeoutMs: 1000 });
         export const isUnavailable = (e: unknown): boolean => e instanceof EtcdUnavailableError && isLeaseError(e);
-        void acquired; void held;
+        void acquired; void held; void token;
       `;
-      writeFileSync(join(project.dir, 'esm.mts'), `import { EtcdLeaseProvider, EtcdUnavailableError, isLeaseError, type AcquireResult, type LeaseHandle } from 'etcd-lease-provider';\n${use}`);
-      writeFileSync(join(project.dir, 'cjs.cts'), `import { EtcdLeaseProvider, EtcdUnavailableError, isLeaseError, type AcquireResult, type LeaseHandle } from 'etcd-lease-provider';\n${use}`);
+      writeFileSync(join(project.dir, 'esm.mts'), `import { EtcdLeaseProvider, EtcdUnavailableError, isLeaseError, type AcquireResult, type ContractAcquireResult, type LeaseHandle } from 'etcd-lease-provider';\n${use}`);
+      writeFileSync(join(project.dir, 'cjs.cts'), `import { EtcdLeaseProvider, EtcdUnavailableError, isLeaseError, type AcquireResult, type ContractAcquireResult, type LeaseHandle } from 'etcd-lease-provider';\n${use}`);
       // The peer really is absent from this project.
       expect(() => execFileSync(process.execPath, ['-e', "require.resolve('@mastra/core/events')"], { cwd: project.dir, stdio: 'pipe' })).toThrow();
+      const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+      const compiled = await execFileAsync(process.execPath, [tsc, '-p', project.dir], { encoding: 'utf8' }).then(
+        ({ stdout }) => stdout,
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      );
+      expect(compiled).toBe('');
+    } finally {
+      project.remove();
+    }
+  }, 60_000);
+});
+
+describe('the packed package under moduleResolution node10', () => {
+  it('every entry of exports has types an older TypeScript setup finds (typesVersions)', async () => {
+    // node10 reads no `exports`: a subpath's types come from typesVersions. Each subpath export must have a line there.
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const subpaths = Object.keys(manifest.exports).filter((entry) => entry !== '.' && !entry.endsWith('.json'));
+    expect(subpaths).toContain('./mastra');
+    const project = appWithout(tarball, ['etcd3', 'cockatiel', '@opentelemetry/api', '@types/node', '@mastra/core']);
+    try {
+      writeFileSync(
+        join(project.dir, 'tsconfig.json'),
+        // skipLibCheck: @mastra/core's own declarations do not type-check under node10; this checks that ours resolve.
+        JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: true, noEmit: true, module: 'commonjs', moduleResolution: 'node10', target: 'es2022', types: ['node'] }, files: ['use.ts'] }),
+      );
+      const imports = subpaths.map((entry, i) => `import * as entry${i} from 'etcd-lease-provider/${entry.slice(2)}';\nexport const names${i}: string[] = Object.keys(entry${i});`);
+      writeFileSync(
+        join(project.dir, 'use.ts'),
+        [
+          "import { EtcdLeaseProvider, type AcquireResult } from 'etcd-lease-provider';",
+          "export const token = (r: AcquireResult): string | undefined => (r.acquired ? r.fencingToken : undefined);",
+          "export const provider = (): EtcdLeaseProvider => new EtcdLeaseProvider({ hosts: '127.0.0.1:2379' });",
+          ...imports,
+        ].join('\n'),
+      );
       const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
       const compiled = await execFileAsync(process.execPath, [tsc, '-p', project.dir], { encoding: 'utf8' }).then(
         ({ stdout }) => stdout,

@@ -1,6 +1,14 @@
 import type { LeaseProvider, PubSub } from '@mastra/core/events';
 import { describe, expectTypeOf, it } from 'vitest';
-import { EtcdLeaseProvider, type AcquireResult, type LeaseInfo, type LeaseRecord } from '../../src/index.js';
+import {
+  EtcdLeaseProvider,
+  type AcquireNotWon,
+  type AcquireResult,
+  type AcquireWon,
+  type ContractAcquireResult,
+  type LeaseInfo,
+  type LeaseRecord,
+} from '../../src/index.js';
 import { EtcdPubSub, withEtcdLeases } from '../../src/mastra/index.js';
 
 /**
@@ -22,10 +30,10 @@ describe('acquireLease', () => {
     expectTypeOf(provider.acquireLease('k', 'run-1', 30_000, undefined, call)).toEqualTypeOf<Promise<AcquireResult>>();
   });
 
-  it('resolves { acquired, owner?, fencingToken? }, one type with or without contractResults', () => {
-    expectTypeOf<AcquireResult>().toEqualTypeOf<{ acquired: boolean; owner?: string; fencingToken?: string }>();
+  it('resolves a union that narrows on `acquired` (acquire-result.test-d.ts has the cases)', () => {
+    expectTypeOf<AcquireResult>().toEqualTypeOf<AcquireWon | AcquireNotWon>();
     const contractShaped = new EtcdLeaseProvider({ hosts: ['127.0.0.1:2379'], contractResults: true });
-    expectTypeOf(contractShaped.acquireLease('k', 'run-1', 30_000)).toEqualTypeOf<Promise<AcquireResult>>();
+    expectTypeOf(contractShaped.acquireLease('k', 'run-1', 30_000)).toEqualTypeOf<Promise<ContractAcquireResult>>();
   });
 
   it('refuses what is not a key, an owner, a TTL, metadata or call options', () => {

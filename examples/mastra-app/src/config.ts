@@ -12,6 +12,8 @@ export interface AppConfig {
   onAcquireError: 'throw' | 'deny';
   /** A Mastra model id such as `openai/gpt-4o-mini`; unset: the offline echo model. */
   model: string | undefined;
+  /** How long the echo model takes to answer (`ECHO_DELAY_MS`, default 5000): time to send a second message. */
+  echoDelayMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -36,10 +38,14 @@ export function readConfig(env: Env = process.env): AppConfig {
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number, got '${env.PORT}'`);
 
+  const echoDelayMs = Number(env.ECHO_DELAY_MS ?? 5000);
+  if (!Number.isInteger(echoDelayMs) || echoDelayMs < 0) throw new Error(`ECHO_DELAY_MS must be a whole number of milliseconds, got '${env.ECHO_DELAY_MS}'`);
+
   return {
     port,
     etcd,
     onAcquireError,
     model: env.MASTRA_MODEL?.trim() || undefined,
+    echoDelayMs,
   };
 }

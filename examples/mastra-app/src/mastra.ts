@@ -27,7 +27,7 @@ export function createMastra(config: AppConfig) {
     id: 'assistant',
     name: 'assistant',
     instructions: 'You are a concise assistant.',
-    model: config.model ?? echoModel(),
+    model: config.model ?? echoModel(config.echoDelayMs),
   });
 
   const mastra = new Mastra({ agents: { assistant }, pubsub });

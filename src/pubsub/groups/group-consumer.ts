@@ -223,7 +223,7 @@ export class GroupConsumer {
 
   /** A backlog lease that lasts `groupBacklogMs` from now. */
   private backlogLease() {
-    return this.deps.backlogPool.leaseFor(this.deps.options.groupBacklogMs, this.deps.core.clock.now());
+    return this.deps.backlogPool.leaseFor(this.deps.options.groupBacklogMs, this.deps.core.clock.moment());
   }
 
   /**
@@ -559,8 +559,10 @@ export class GroupConsumer {
     const ageMs = handling.publishedAt === undefined ? 0 : Math.max(0, Date.now() - handling.publishedAt);
     // Until its publish time + retentionMs, but a little more when that is (nearly) past: the move is what tells the
     // group's other members the event is finished, so it happens in any case.
-    const now = core.clock.now();
-    const publishedAt = Math.max(now - ageMs, now - options.retentionMs + POLICY.events.minRetainAfterAckMs);
+    // (The same moment back on both lease-clock scales: the age is read from the event's own timestamp.)
+    const now = core.clock.moment();
+    const back = Math.min(ageMs, options.retentionMs - POLICY.events.minRetainAfterAckMs);
+    const publishedAt = { at: now.at - back, steady: now.steady - back };
     const lease = await this.writes.granted(retentionPool.leaseFor(options.retentionMs, publishedAt), attempt);
     return finishTxn({ ...common, lease: lease.id });
   }

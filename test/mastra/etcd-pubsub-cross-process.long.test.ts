@@ -6,7 +6,7 @@
  * there a message routed to the owner on another pod cannot arrive, and the test asserts that it
  * is lost, so a harness that could not reach the loss would fail here instead of passing vacuously.
  *
- * As in agent-thread-cross-process.test.ts, every model turn is held until the test releases it,
+ * As in agent-thread-cross-process.long.test.ts, every model turn is held until the test releases it,
  * and the scenarios stay clear of Mastra 1.71's own losses (each process sends once per wave, and
  * messages to an owner are only sent while its turn is held).
  */
