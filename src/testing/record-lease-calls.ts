@@ -115,13 +115,16 @@ export function recordLeaseCalls<P extends RecordableProvider>(provider: P, opti
     },
   };
 
-  // A proxy, not a copy: the provider's other members (and its class, for instanceof) stay as they are.
-  return new Proxy(provider, {
+  // A proxy, not a copy: the provider's other members (and its class, for instanceof) stay as they are. A pubsub that
+  // carries its leases (EtcdPubSub, withEtcdLeases) hands the recorder out as its lease provider: Mastra asks for it.
+  const proxy: P & LeaseCallRecording = new Proxy(provider, {
     get(target, property) {
       if (property === 'history') return history;
+      if (property === 'getLeaseProvider' && typeof Reflect.get(target, property) === 'function') return () => proxy;
       if (RECORDED.has(property)) return recorded[property as keyof typeof recorded];
       const value: unknown = Reflect.get(target, property);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as P & LeaseCallRecording;
+  return proxy;
 }
