@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { killQuietly, onProcessExit } from '../../../launcher/exit-cleanup.js';
 import { freePorts } from '../../../launcher/free-ports.js';
@@ -17,6 +20,7 @@ export class ReplicatedRedis {
     private readonly servers: ChildProcess[],
     readonly ports: readonly number[],
     private readonly link: FaultProxy,
+    private readonly dir: string,
     private readonly forget: () => void,
     private primaryIndex = 0,
   ) {}
@@ -24,13 +28,18 @@ export class ReplicatedRedis {
   static async start(): Promise<ReplicatedRedis> {
     const ports = await freePorts(2);
     const link = await FaultProxy.listen({ targetPort: ports[0]! });
+    // A replica keeps the snapshot of its full sync on disk: in a temp dir, never in the working directory.
+    const dir = mkdtempSync(join(tmpdir(), 'redis-failover-'));
     const servers = ports.map((port, i) =>
-      spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(i === 1 ? ['--replicaof', '127.0.0.1', String(link.port)] : [])], {
+      spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', `dump-${i}.rdb`, '--save', '', '--appendonly', 'no', ...(i === 1 ? ['--replicaof', '127.0.0.1', String(link.port)] : [])], {
         stdio: 'ignore',
       }),
     );
-    const forget = onProcessExit(() => servers.forEach((s) => killQuietly(s.pid)));
-    const redis = new ReplicatedRedis(servers, ports, link, forget);
+    const forget = onProcessExit(() => {
+      servers.forEach((s) => killQuietly(s.pid));
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const redis = new ReplicatedRedis(servers, ports, link, dir, forget);
     await waitFor('the replica to be in sync with the primary', async () => (await redis.info(1, 'replication').catch(() => '')).includes('master_link_status:up'), {
       timeoutMs: 10_000,
       intervalMs: 50,
@@ -74,6 +83,7 @@ export class ReplicatedRedis {
       if (server.exitCode === null && server.signalCode === null) await once(server, 'exit');
     }
     await this.link.close();
+    rmSync(this.dir, { recursive: true, force: true });
     this.forget();
   }
 
