@@ -45,10 +45,44 @@ commands.on('line', (line) => {
     const from = machineClock();
     clock.suspendProcess(command.ms);
     send({ suspended: { from, to: machineClock() } });
+  } else if (command.cmd === 'step-clock') {
+    clock.jumpWall(command.ms);
+    send({ stepped: true });
+  } else if (command.cmd === 'flood') {
+    void flood(command.ms).then((flooded) => send({ flooded }));
   } else {
     void stop();
   }
 });
+
+/** Callers in the flood, each sending its next call as soon as the last one settled. */
+const FLOOD_CALLERS = 256;
+
+/**
+ * More fresh work than the cluster commits — a read of a key nobody holds, or now and then an acquire of one — beside
+ * the holders' renewals on the same provider: what a busy worker's provider meets. Not recorded: the keys are the
+ * flood's own and their callers judge nothing by the answers.
+ */
+async function flood(ms: number): Promise<{ calls: number; errors: number }> {
+  const end = performance.now() + ms;
+  let calls = 0;
+  let errors = 0;
+  await Promise.all(
+    Array.from({ length: FLOOD_CALLERS }, async (_, i) => {
+      for (let n = 0; performance.now() < end && !stopped; n++) {
+        const key = `flood/${config.name}/${i}/${n}`;
+        calls += 1;
+        const call: Promise<unknown> = n % 4 === 3 ? provider.acquireLease(key, 'flood', config.ttlMs) : provider.getLease!(key);
+        await track(call).catch(() => {
+          errors += 1;
+          // A shed call fails at once: a caller that resent at once would only spin.
+          return new Promise((r) => setTimeout(r, 5));
+        });
+      }
+    }),
+  );
+  return { calls, errors };
+}
 
 async function stop(): Promise<void> {
   if (stopped) return;

@@ -19,6 +19,10 @@ export const WORKER_CONFIG_ENV = 'CHAOS_WORKER_CONFIG';
 export type WorkerCommand =
   /** Emulate a suspend of the whole process for `ms` (SuspendableClock.suspendProcess). */
   | { readonly cmd: 'suspend'; readonly ms: number }
+  /** Step the process's wall clock by `ms` (negative: back), as NTP or an operator does; the monotonic clock keeps time. */
+  | { readonly cmd: 'step-clock'; readonly ms: number }
+  /** Fresh reads and acquires of keys of its own, as fast as the provider takes them, for `ms` (errors ignored). */
+  | { readonly cmd: 'flood'; readonly ms: number }
   /** Stop every holder, wait for every call in flight, close the provider, exit. */
   | { readonly cmd: 'stop' };
 
@@ -27,4 +31,7 @@ export type WorkerMessage =
   | { readonly ready: true }
   | { readonly op: RecordedOp }
   | { readonly suspended: { readonly from: number; readonly to: number } }
+  | { readonly stepped: true }
+  /** The flood is over: calls it made and how many of them failed. */
+  | { readonly flooded: { readonly calls: number; readonly errors: number } }
   | { readonly stopped: true };

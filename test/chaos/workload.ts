@@ -27,6 +27,10 @@ export interface RunningWorkload {
   readonly processes: number;
   /** Emulates a suspend of worker `index` for `ms`; resolves with when it stopped and resumed. */
   suspend(index: number, ms: number): Promise<{ from: number; to: number }>;
+  /** Steps worker `index`'s wall clock by `ms` (negative: back); resolves once it has. */
+  stepClock(index: number, ms: number): Promise<void>;
+  /** Worker `index` floods its provider with fresh work for `ms`; resolves with what the flood sent. */
+  flood(index: number, ms: number): Promise<{ calls: number; errors: number }>;
   /** Stops every holder, waits until every call in flight has returned, and resolves with the whole history. */
   stop(): Promise<RecordedOp[]>;
 }
@@ -53,6 +57,8 @@ export async function startWorkload(options: WorkloadOptions): Promise<RunningWo
     history,
     processes: workers.length,
     suspend: (index, ms) => workers[index]!.suspend(ms),
+    stepClock: (index, ms) => workers[index]!.stepClock(ms),
+    flood: (index, ms) => workers[index]!.flood(ms),
     stop() {
       stopping ??= Promise.all(workers.map((w) => w.stop())).then(() => history);
       return stopping;
@@ -103,6 +109,17 @@ class Worker {
     return message.suspended;
   }
 
+  async stepClock(ms: number): Promise<void> {
+    this.send({ cmd: 'step-clock', ms });
+    await this.next('stepped' as const, 10_000);
+  }
+
+  async flood(ms: number): Promise<{ calls: number; errors: number }> {
+    this.send({ cmd: 'flood', ms });
+    // The flood's calls in flight settle within their deadline once it is over.
+    return (await this.next('flooded' as const, ms + 30_000)).flooded;
+  }
+
   async stop(): Promise<void> {
     if (this.exited) return;
     this.send({ cmd: 'stop' });
@@ -123,7 +140,7 @@ class Worker {
   }
 
   /** The first message of this kind not yet taken; fails at once if the worker exits first. */
-  private async next<K extends 'ready' | 'suspended' | 'stopped'>(kind: K, timeoutMs: number): Promise<Extract<WorkerMessage, Record<K, unknown>>> {
+  private async next<K extends 'ready' | 'suspended' | 'stepped' | 'flooded' | 'stopped'>(kind: K, timeoutMs: number): Promise<Extract<WorkerMessage, Record<K, unknown>>> {
     return waitFor(
       `worker message '${kind}'`,
       () => {
