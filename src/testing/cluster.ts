@@ -54,6 +54,8 @@ export interface QuorumLoss {
  * an exit hook and SIGINT/SIGTERM/SIGHUP handlers do it when the test run dies first.
  */
 export interface EtcdTestCluster extends FaultableCluster, AsyncDisposable {
+  /** The backend quota it was started with (`quotaBackendBytes`), which `fillDisk` needs. */
+  readonly quotaBackendBytes: number | undefined;
   /** Pauses a majority of members, the leader among them: reads and writes wait or fail until `restore()`. */
   loseQuorum(): Promise<QuorumLoss>;
   /**
@@ -92,7 +94,7 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions = {}): P
     launcher.driver === 'process'
       ? await (await import('../../launcher/process-driver.js')).startProcessCluster(clusterOptions, launcher.bin)
       : await (await import('../../launcher/container-driver.js')).startContainerCluster(clusterOptions, launcher.image);
-  return new TestCluster(cluster, quota !== undefined);
+  return new TestCluster(cluster, quota);
 }
 
 const FILLER_PREFIX = '__etcd-testing/filler/';
@@ -100,7 +102,7 @@ const FILLER_PREFIX = '__etcd-testing/filler/';
 class TestCluster implements EtcdTestCluster {
   constructor(
     private readonly cluster: FaultableCluster,
-    private readonly hasQuota: boolean,
+    readonly quotaBackendBytes: number | undefined,
   ) {}
 
   get size(): number {
@@ -196,7 +198,7 @@ class TestCluster implements EtcdTestCluster {
   }
 
   async fillDisk(): Promise<void> {
-    if (!this.hasQuota) throw new Error('fillDisk needs a cluster started with quotaBackendBytes (e.g. 16 * 1024 * 1024)');
+    if (this.quotaBackendBytes === undefined) throw new Error('fillDisk needs a cluster started with quotaBackendBytes (e.g. 16 * 1024 * 1024)');
     await this.withClient(async (client) => {
       const value = Buffer.alloc(512 * 1024, 7);
       // A few keys overwritten in turn: the backend keeps every revision until compaction, so it fills.
