@@ -94,7 +94,7 @@ describe("'etcd-lease-provider/testing' from the packed package", () => {
   }, 90_000);
 
   it('type-checks with skipLibCheck: false from ESM and CommonJS', async () => {
-    const project = appWithout(tarball, ['etcd3', 'cockatiel', '@opentelemetry/api', '@types/node', 'vitest']);
+    const project = appWithout(tarball, ['etcd3', 'cockatiel', '@opentelemetry/api', '@types/node']);
     try {
       writeFileSync(
         join(project.dir, 'tsconfig.json'),
@@ -104,7 +104,9 @@ describe("'etcd-lease-provider/testing' from the packed package", () => {
         }),
       );
       const use = `
-        const etcd: EtcdClusterFixture = useEtcdCluster({ beforeAll, afterAll }, { members: 3, quotaBackendBytes: 16 * 1024 * 1024 });
+        // A runner's hooks, as vitest, jest and mocha hand them out (no runner is installed here).
+        const hooks = { beforeAll: (fn: () => Promise<void>, timeoutMs?: number) => void [fn, timeoutMs], afterAll: (fn: () => Promise<void>) => void fn };
+        const etcd: EtcdClusterFixture = useEtcdCluster(hooks, { members: 3, quotaBackendBytes: 16 * 1024 * 1024 });
         export async function faults(cluster: EtcdTestCluster): Promise<LeaseHistoryVerdict> {
           const loss: QuorumLoss = await cluster.loseQuorum();
           await loss.restore();
@@ -117,7 +119,7 @@ describe("'etcd-lease-provider/testing' from the packed package", () => {
         }
         void etcd;
       `;
-      const imports = `import { useEtcdCluster, checkLeaseHistory, type EtcdClusterFixture, type EtcdTestCluster, type LeaseHistoryVerdict, type QuorumLoss, type RecordedOp } from 'etcd-lease-provider/testing';\nimport { beforeAll, afterAll } from 'vitest';\n`;
+      const imports = `import { useEtcdCluster, checkLeaseHistory, type EtcdClusterFixture, type EtcdTestCluster, type LeaseHistoryVerdict, type QuorumLoss, type RecordedOp } from 'etcd-lease-provider/testing';\n`;
       writeFileSync(join(project.dir, 'esm.mts'), imports + use);
       writeFileSync(join(project.dir, 'cjs.cts'), imports + use);
       expect(await typeCheck(project.dir)).toBe('');
