@@ -131,8 +131,10 @@ describe("'etcd-lease-provider/testing' from the packed package", () => {
   it('runs the documented example, examples/testing-your-app, against the packed package: three Mastra processes, the leader killed, a member paused', async () => {
     const example = join(app, 'example');
     cpSync(join(root, 'examples', 'testing-your-app'), example, { recursive: true });
+    // A config of the app's own: without one, vitest would find the repository's further up.
+    writeFileSync(join(example, 'vitest.config.mjs'), 'export default {};\n');
     const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-    const run = await execFileAsync(process.execPath, [vitest, 'run', '--root', example, '--config', 'false', 'chaos.test.ts'], {
+    const run = await execFileAsync(process.execPath, [vitest, 'run', '--root', example, '--config', 'vitest.config.mjs', 'chaos.test.ts'], {
       cwd: example,
       encoding: 'utf8',
       timeout: 240_000,
