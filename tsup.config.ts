@@ -13,6 +13,10 @@ import { defineConfig, type Options } from 'tsup';
 // - the `etcd-lease` CLI (cli/), ESM only (it locates itself with import.meta.url to fork demo workers). Its demo
 //   bundles the shared launcher (launcher/), whose container driver loads the devDependency testcontainers only
 //   when chosen: kept external, so the bundle neither carries it nor needs it to load.
+// - `etcd-lease-provider/testing` (src/testing/, over the launcher and the safety checker), ESM and CommonJS, built
+//   on its own: it shares no class a user compares with the root entry, and its CommonJS build needs tsup's shim of
+//   import.meta.url (the launcher finds the package root with it). testcontainers stays external: an optional peer,
+//   imported only when the container driver is chosen. No chunks (no splitting): one file per module system.
 // No source maps: the output is not minified, so a stack trace already points at readable lines of dist/, and maps
 // would point at src/ files the package does not ship (they were 2 MB of the 3 MB unpacked).
 const library: Options = {
@@ -28,6 +32,17 @@ const library: Options = {
 export default defineConfig([
   { ...library, format: ['esm'] },
   { ...library, format: ['cjs'], treeshake: true },
+  {
+    entry: { 'testing/index': 'src/testing/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: false,
+    clean: false,
+    target: 'node22',
+    splitting: false,
+    shims: true,
+    external: ['testcontainers'],
+  },
   {
     entry: { cli: 'cli/main.ts' },
     format: ['esm'],

@@ -56,3 +56,12 @@ export async function runScript(app: string, file: string, source: string, env: 
     throw new Error(`${file} ${failed.killed ? `was killed after ${timeoutMs} ms` : `exited with ${failed.code}`}:\n${failed.stderr}\n${failed.stdout}`);
   }
 }
+
+/** Runs the repository's tsc on the project at `dir`; resolves with what it printed (empty: no error). */
+export function typeCheck(dir: string): Promise<string> {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  return execFileAsync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8' }).then(
+    ({ stdout }) => stdout,
+    (error: { stdout?: string }) => error.stdout ?? String(error),
+  );
+}
