@@ -2,7 +2,7 @@
  * Draws docs/images/dashboard.svg: the dashboard of this folder as it looks during a real run. A 3-member etcd
  * cluster, Mastra-like lease holders and an EtcdPubSub workload export their metrics through OpenTelemetry's
  * Prometheus exporter; a real Prometheus server (Debian's `prometheus` package) scrapes them every second; the
- * leader is killed a third of the way in and restarted later; then every panel's own query (grafana-dashboard.json,
+ * leader is killed a third of the way in and restarted at two thirds; then every panel's own query (grafana-dashboard.json,
  * with `$job` matching all and `$__rate_interval` set to 10 s) is asked of Prometheus over the run, and drawn.
  *
  *   npx tsx examples/observability/render-dashboard.ts [--seconds 90] [--out docs/images/dashboard.svg]
@@ -51,8 +51,12 @@ async function main(): Promise<void> {
   try {
     await waitFor('prometheus', async () => (await fetch(`${api}/status/buildinfo`).catch(() => undefined))?.ok === true, { timeoutMs: 30_000 });
     const start = Date.now() / 1000;
-    await workload(cluster.endpoints(), meterProvider, cluster);
+    const faults = await workload(cluster.endpoints(), meterProvider, cluster);
     const end = Date.now() / 1000;
+    const marks: Mark[] = [
+      { at: (faults.killedAt - start) / (end - start), label: 'leader killed' },
+      { at: (faults.restartedAt - start) / (end - start), label: 'restarted' },
+    ];
     const dashboard = JSON.parse(readFileSync(join(HERE, 'grafana-dashboard.json'), 'utf8')) as { panels: Panel[] };
     const drawn: string[] = [];
     for (const panel of dashboard.panels) {
@@ -71,7 +75,7 @@ async function main(): Promise<void> {
           series.push({ name, points: result.values.map(([t, v]) => [t - start, Number(v)] as [number, number]).filter(([, v]) => Number.isFinite(v)) });
         }
       }
-      drawn.push(panelSvg(panel, series, end - start));
+      drawn.push(panelSvg(panel, series, end - start, marks));
     }
     const height = Math.max(...dashboard.panels.map((p) => (p.gridPos.y + p.gridPos.h) * ROW_PX)) + 10;
     writeFileSync(
@@ -88,7 +92,7 @@ async function main(): Promise<void> {
 }
 
 /** Mastra-like lease holders and events for RUN_MS; the leader killed at a third and restarted at two thirds. */
-async function workload(hosts: string[], meterProvider: MeterProvider, cluster: Awaited<ReturnType<typeof startCluster>>): Promise<void> {
+async function workload(hosts: string[], meterProvider: MeterProvider, cluster: Awaited<ReturnType<typeof startCluster>>): Promise<{ killedAt: number; restartedAt: number }> {
   const providers = [0, 1].map(() => new EtcdLeaseProvider({ hosts, prefix: 'picture/lease/', meterProvider }));
   const pubsub = new EtcdPubSub({ hosts, prefix: 'picture/pubsub/', meterProvider, maxDeliveryAttempts: 3, redeliveryDelayMs: 50 });
   const timers: NodeJS.Timeout[] = [];
@@ -100,6 +104,9 @@ async function workload(hosts: string[], meterProvider: MeterProvider, cluster: 
       if (++handled % 10 === 0) throw new Error('try again');
     }, { group: 'workers' });
     const ttlMs = 6000;
+    // A few long-lived holders through hold(): handles renewed in the background.
+    const handles = await Promise.all([0, 1, 2, 3, 4].map((i) => providers[0]!.hold(`singleton-${i}`, 'scheduler', ttlMs)));
+    timers.push(setTimeout(() => void Promise.all(handles.map((h) => h.release())).catch(() => {}), RUN_MS * 0.9));
     for (let thread = 0; thread < 40; thread++) {
       const key = `thread-${thread}`;
       // Two instances want each thread; each renews what it holds every TTL/3, not waiting for the last call.
@@ -122,15 +129,24 @@ async function workload(hosts: string[], meterProvider: MeterProvider, cluster: 
     );
     await new Promise((resolve) => setTimeout(resolve, RUN_MS / 3));
     const leader = await cluster.leader();
+    const killedAt = Date.now() / 1000;
     await cluster.kill(leader);
     await new Promise((resolve) => setTimeout(resolve, RUN_MS / 3));
+    const restartedAt = Date.now() / 1000;
     await cluster.restart(leader);
     await new Promise((resolve) => setTimeout(resolve, RUN_MS / 3));
+    return { killedAt, restartedAt };
   } finally {
     for (const timer of timers) clearInterval(timer);
     await pubsub.close();
     await Promise.all(providers.map((p) => p.close()));
   }
+}
+
+/** A fault, as a fraction of the run. */
+interface Mark {
+  at: number;
+  label: string;
 }
 
 interface Series {
@@ -146,7 +162,7 @@ function rowSvg(panel: Panel): string {
   return `<text x="${panel.gridPos.x * COL_PX + 10}" y="${panel.gridPos.y * ROW_PX + 21}" fill="#ccccdc" font-size="14" font-weight="bold">${escape(panel.title)}</text>`;
 }
 
-function panelSvg(panel: Panel, series: Series[], seconds: number): string {
+function panelSvg(panel: Panel, series: Series[], seconds: number, marks: Mark[]): string {
   const x0 = panel.gridPos.x * COL_PX + 5;
   const y0 = panel.gridPos.y * ROW_PX + 5;
   const width = panel.gridPos.w * COL_PX - 5;
@@ -163,11 +179,8 @@ function panelSvg(panel: Panel, series: Series[], seconds: number): string {
     parts.push(`<line x1="${plot.x}" x2="${plot.x + plot.w}" y1="${y}" y2="${y}" stroke="#2c3235"/>`);
     parts.push(`<text x="${plot.x - 4}" y="${y + 4}" fill="#8e8e8e" text-anchor="end">${format(max * fraction, unit)}</text>`);
   }
-  // The kill and the restart, as the run placed them.
-  for (const [at, label] of [
-    [1 / 3, 'leader killed'],
-    [2 / 3, 'restarted'],
-  ] as const) {
+  // The kill and the restart, where the run placed them.
+  for (const { at, label } of marks) {
     const x = plot.x + plot.w * at;
     parts.push(`<line x1="${x}" x2="${x}" y1="${plot.y}" y2="${plot.y + plot.h}" stroke="#f2495c" stroke-dasharray="3,3" opacity="0.6"/>`);
     parts.push(`<text x="${x + 3}" y="${plot.y + 10}" fill="#f2495c" opacity="0.8" font-size="9">${label}</text>`);
@@ -180,7 +193,7 @@ function panelSvg(panel: Panel, series: Series[], seconds: number): string {
     const legendY = plot.y + plot.h + 18 + Math.floor(i / 3) * 14;
     if (i < 6) parts.push(`<rect x="${legendX}" y="${legendY - 8}" width="10" height="3" fill="${color}"/><text x="${legendX + 14}" y="${legendY - 3}" fill="#ccccdc">${escape(s.name.slice(0, 28))}</text>`);
   });
-  if (series.length === 0) parts.push(`<text x="${plot.x + plot.w / 2}" y="${plot.y + plot.h / 2}" fill="#8e8e8e" text-anchor="middle">no data in this run</text>`);
+  if (series.length === 0) parts.push(`<text x="${plot.x + plot.w / 2}" y="${plot.y + plot.h / 2}" fill="#8e8e8e" text-anchor="middle">none in this run</text>`);
   return parts.join('\n');
 }
 
