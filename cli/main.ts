@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { isLeaseError } from '../src/errors/lease-error.js';
 import { printError, print, type Command } from './command.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { getCommand } from './commands/get.js';
 import { listCommand } from './commands/list.js';
 import { releaseCommand } from './commands/release.js';
@@ -16,7 +17,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, isUsageError } from './usage-error.js
 /** This file, as run: the demo forks it again (hidden `__demo-worker` command) for its worker processes. */
 const CLI_ENTRY = fileURLToPath(import.meta.url);
 
-const commands: readonly Command[] = [listCommand, statsCommand, getCommand, releaseCommand, watchCommand, demoCommand(CLI_ENTRY)];
+const commands: readonly Command[] = [listCommand, statsCommand, getCommand, releaseCommand, watchCommand, doctorCommand, demoCommand(CLI_ENTRY)];
 
 const HELP = `Usage: etcd-lease <command> [options]
 
