@@ -19,6 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['provider.ts'],
   ['index.ts'],
   ['mastra'],
+  ['testing'],
 ];
 
 const SRC = dirname(fileURLToPath(import.meta.url));
