@@ -177,10 +177,10 @@ export class HeldLease implements LeaseHandle {
         break;
       case 'jumped-past':
         this.verifying = true;
-        // Two of this cluster's attempt timeouts (a renew after a step may need a lease grant before its write), never
-        // less than the fixed bound: a check cut shorter than an ordinary answer would end, after a mere clock step, a
-        // handle whose key is ours.
-        this.verifyEndsAt = performance.now() + Math.min(this.ops.deadlineMs, Math.max(POLICY.clockJump.renewMs, 2 * this.ops.attemptTimeoutMs()));
+        // Three of this cluster's attempt timeouts (a renew after a step needs a lease grant that reaches its need on both
+        // clock scales, then its write, and may be shed once), never less than the fixed bound: a check cut shorter than
+        // such an answer would end, after a mere clock step, a handle whose key is ours.
+        this.verifyEndsAt = performance.now() + Math.min(this.ops.deadlineMs, Math.max(POLICY.clockJump.renewMs, 3 * this.ops.attemptTimeoutMs()));
         clearTimeout(this.renewTimer);
         void this.renew(true);
         break;

@@ -29,10 +29,10 @@ describe('fan-out subscriptions of one topic in one process', () => {
     const EVENTS = 40;
     const measure = async (subscriptions: number) => {
       const subscriber = etcd.pubsub(space);
+      const watchersBefore = await watchers();
       try {
         const topic = `shared-${subscriptions}`;
         const got = Array.from({ length: subscriptions }, () => collector());
-        const watchersBefore = await watchers();
         for (const c of got) await subscriber.subscribe(topic, c.cb, { startFrom: 'latest' });
         const watchersAdded = (await watchers()) - watchersBefore;
         const before = await sentBytes();
@@ -43,6 +43,8 @@ describe('fan-out subscriptions of one topic in one process', () => {
         return { watchersAdded, perEvent };
       } finally {
         await subscriber.close();
+        // etcd drops a closed watch a moment later: the next count must not see this one end while it measures.
+        await waitFor('the closed subscriber\'s watch to end', async () => (await watchers()) <= watchersBefore, { timeoutMs: 10_000 });
       }
     };
     const one = await measure(1);

@@ -2,6 +2,7 @@ import { Etcd3, GRPCDeadlineExceededError } from 'etcd3';
 import { describe, expect, it, vi } from 'vitest';
 import { checkOverlaps } from '../../safety-checker/check-overlaps.js';
 import type { RecordedOp } from '../../safety-checker/types.js';
+import { LeaseBackend } from '../../src/calls/lease-backend.js';
 import { OPERATIONS, type OperationSet } from '../../src/calls/operation-set.js';
 import { KeyLanes } from '../../src/commit/key-lanes.js';
 import { EtcdLeaseProvider } from '../../src/index.js';
@@ -30,6 +31,12 @@ const R2_AFTER_MS = 3000;
 interface Variant {
   readonly renew: OperationSet['renew'];
   readonly keyLanes: boolean;
+  /**
+   * Break the refresh's choice too: take every lease of ours the key is on as ending before the call's need, so a
+   * refresh always moves the key to the call's own lease (as a provider comparing lease ids after a clock step did).
+   * A refresh that keeps a key whose lease already reaches the need is a third guard against this reordering.
+   */
+  readonly moveToCallLease?: boolean;
 }
 
 /** An etcd client whose next Txn fails with a timeout after `ms`, never sent: an attempt that failed. */
@@ -54,6 +61,16 @@ async function overlappingRenews(variant: Variant): Promise<{ history: RecordedO
         vi.spyOn(KeyLanes.prototype, 'tryEnter').mockImplementation(() => () => undefined),
         vi.spyOn(KeyLanes.prototype, 'enter').mockImplementation(async () => () => undefined),
       ];
+  const restore: Array<{ mockRestore(): void }> = [...withoutLanes];
+  if (variant.moveToCallLease) {
+    const ownLease = LeaseBackend.prototype.ownLease;
+    restore.push(
+      vi.spyOn(LeaseBackend.prototype, 'ownLease').mockImplementation(function (this: LeaseBackend, id: string) {
+        const known = ownLease.call(this, id);
+        return known === undefined ? undefined : { ...known, notBefore: -Infinity, steadyNotBefore: -Infinity };
+      }),
+    );
+  }
   const prefix = etcd.uniquePrefix();
   const { client, failNextTxn } = clientFailingNextTxn(etcd.cluster.endpoints());
   const a = createLeaseProvider({ client, prefix }, { operations: { ...OPERATIONS, renew: variant.renew } });
@@ -69,7 +86,7 @@ async function overlappingRenews(variant: Variant): Promise<{ history: RecordedO
     const renews = history.filter((o) => o.op === 'renew').sort((x, y) => x.sentAt - y.sentAt);
     return { history, r1: renews[0]!, r2: renews[1]! };
   } finally {
-    for (const spy of withoutLanes) spy.mockRestore();
+    for (const spy of restore) spy.mockRestore();
     client.close();
   }
 }
@@ -91,8 +108,8 @@ describe('stale renew in process: an older renew\u2019s retry after a newer rene
     expect(checkOverlaps(history)).toEqual([]);
   }, 60_000);
 
-  it('negative control (no per-key order, renew compares only the owner): K goes back onto R1\u2019s lease and the checker flags the overlap', async () => {
-    const { history, r1, r2 } = await overlappingRenews({ renew: OWNER_ONLY_RENEW, keyLanes: false });
+  it('negative control (no per-key order, renew compares only the owner, the refresh always moves the key to the call\u2019s lease): K goes back onto R1\u2019s lease and the checker flags the overlap', async () => {
+    const { history, r1, r2 } = await overlappingRenews({ renew: OWNER_ONLY_RENEW, keyLanes: false, moveToCallLease: true });
     expect(r1.returnedAt).toBeGreaterThan(r2.returnedAt);
     const overlaps = checkOverlaps(history);
     expect(overlaps.map((o) => [o.first.owner, o.second.owner])).toEqual([['A', 'B']]);
