@@ -26,6 +26,17 @@ const RELEASE_AFTER: ReadonlySet<LeaseLossReason> = new Set(['expired', 'renew-f
  * window ended still aborts within that deadline of noticing.
  * Timers are unref'd: a held lease alone does not keep the process alive (it then expires by its TTL).
  */
+/**
+ * How long a handle whose window ended only on account of a clock jump waits for etcd's answer, retries included:
+ * three of this cluster's attempt timeouts (a renew after a step needs a lease grant that reaches its need on both
+ * clock scales, then its write, and may be shed once), never less than POLICY.clockJump.renewMs, never past the
+ * call deadline. A check cut shorter than such an answer would end, after a mere clock step, a handle whose key is
+ * ours; after a real suspend, the handle aborts this long after noticing it.
+ */
+export function clockJumpCheckMs(deadlineMs: number, attemptTimeoutMs: number): number {
+  return Math.min(deadlineMs, Math.max(POLICY.clockJump.renewMs, 3 * attemptTimeoutMs));
+}
+
 export class HeldLease implements LeaseHandle {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
@@ -177,10 +188,7 @@ export class HeldLease implements LeaseHandle {
         break;
       case 'jumped-past':
         this.verifying = true;
-        // Three of this cluster's attempt timeouts (a renew after a step needs a lease grant that reaches its need on both
-        // clock scales, then its write, and may be shed once), never less than the fixed bound: a check cut shorter than
-        // such an answer would end, after a mere clock step, a handle whose key is ours.
-        this.verifyEndsAt = performance.now() + Math.min(this.ops.deadlineMs, Math.max(POLICY.clockJump.renewMs, 3 * this.ops.attemptTimeoutMs()));
+        this.verifyEndsAt = performance.now() + clockJumpCheckMs(this.ops.deadlineMs, this.ops.attemptTimeoutMs());
         clearTimeout(this.renewTimer);
         void this.renew(true);
         break;
