@@ -138,7 +138,8 @@ describe('shedding beside held leases', () => {
           `${[...results].map(([r, n]) => `${r} ${n}`).join(', ')}; ${lost.size} answered false, ${absent.length} of ${keys.length} keys gone from etcd`,
       );
       expect(shed, 'precondition: the flood was past capacity (calls were shed)').toBeGreaterThan(100);
-      expect(renewals, 'precondition: renewals were a small share of what was answered').toBeLessThan(0.2 * (answered + renewals));
+      // The rule may shed renewals of open leases only once they are half the load (POLICY.commit.shedRenewalsFromShare).
+      expect(renewals, 'precondition: renewals were a small share of what was answered').toBeLessThan(0.5 * (answered + renewals));
       expect(results.get('ELEASE_OVERLOADED') ?? 0, 'renewals shed while renewals were a small share of the load').toBe(0);
       expect([...lost]).toEqual([]);
       expect(absent).toEqual([]);
