@@ -44,13 +44,17 @@ async function subscribeAll(): Promise<void> {
   await Promise.all(
     config.variants.map(async (variant) => {
       const pubsub = new EventRecorder(EVENT_VARIANTS[variant].wrap()(real), { process: config.name, sink: (record) => send({ record, variant }) });
-      const subscriptions: Array<readonly [string, RecordableCallback, { group?: string; startFrom?: 'earliest' | 'latest' }]> = [
-        ...EVENT_SHAPE.threadTopics.map((topic) => [topic, handler(rng, EVENT_SHAPE.fanOutNackRate), {}] as const),
-        ...EVENT_SHAPE.workQueues.map(({ topic, group }) => [topic, handler(rng, EVENT_SHAPE.groupNackRate), { group }] as const),
-        ...(config.schedule ? [[EVENT_SHAPE.schedule.topic, handler(rng, EVENT_SHAPE.groupNackRate), { group: EVENT_SHAPE.schedule.group }] as const] : []),
-        ...(config.schedule ? EVENT_SHAPE.workQueues.map(({ topic }) => [topic, handler(rng, 0), { startFrom: 'latest' as const }] as const) : []),
+      const subscriptions: Array<readonly [string, number, { group?: string; startFrom?: 'earliest' | 'latest' }]> = [
+        ...EVENT_SHAPE.threadTopics.map((topic) => [topic, EVENT_SHAPE.fanOutNackRate, {}] as const),
+        ...EVENT_SHAPE.workQueues.map(({ topic, group }) => [topic, EVENT_SHAPE.groupNackRate, { group }] as const),
+        ...(config.schedule ? [[EVENT_SHAPE.schedule.topic, EVENT_SHAPE.groupNackRate, { group: EVENT_SHAPE.schedule.group }] as const] : []),
+        ...(config.schedule ? EVENT_SHAPE.workQueues.map(({ topic }) => [topic, 0, { startFrom: 'latest' as const }] as const) : []),
       ];
-      for (const [topic, cb, options] of subscriptions) await pubsub.subscribe(topic, cb, options);
+      for (const [topic, nackRate, options] of subscriptions) {
+        // A process started into an outage (quorum lost, NOSPACE) retries its subscribe, as a restarting pod does,
+        // each time with a fresh callback: a failed subscribe is recorded as one that was never live.
+        while (!(await pubsub.subscribe(topic, handler(rng, nackRate), options).then(() => true, () => false))) await sleep(500);
+      }
     }),
   );
 }
