@@ -62,14 +62,15 @@ beforeAll(async () => {
       killed = fleet.inSlot(killSlot);
       console.log(`[composed-events] SIGKILL worker ${killed} at ${(killAtMs / 1000).toFixed(1)} s, then start p${EVENT_SHAPE.processes}`);
       fleet.kill(killed);
-      await fleet.start(`p${EVENT_SHAPE.processes}`, { slot: killSlot });
+      // Started into whatever the schedule is doing (an outage, NOSPACE): it subscribes once etcd lets it.
+      await fleet.start(`p${EVENT_SHAPE.processes}`, { slot: killSlot, readyTimeoutMs: 150_000 });
       await fleet.publishing(true);
     };
-    [timeline] = await Promise.all([
-      applySchedule(schedule, { cluster, clients: [fleet.clients], space: spaceFaults(cluster) }, { now: machineClock, log: (line) => console.log(`[composed-events] ${line}`) }),
-      killOne(),
-    ]);
+    const replaced = killOne();
+    replaced.catch(() => {}); // awaited below, once the schedule is done: not an unhandled rejection meanwhile
+    timeline = await applySchedule(schedule, { cluster, clients: [fleet.clients], space: spaceFaults(cluster) }, { now: machineClock, log: (line) => console.log(`[composed-events] ${line}`) });
     await cluster.waitHealthy(60_000);
+    await replaced;
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     await fleet.publishing(false);
     endedAt = await catchUp(fleet, CATCH_UP_MS);

@@ -46,12 +46,12 @@ export class EventFleet {
    * Starts a worker process and waits until every variant's subscriptions are live; it takes client-fault slot
    * `slot` (default: a new one).
    */
-  async start(name: string, options: { schedule?: boolean; slot?: number } = {}): Promise<void> {
+  async start(name: string, options: { schedule?: boolean; slot?: number; readyTimeoutMs?: number } = {}): Promise<void> {
     const config: EventWorkerConfig = { ...this.options, name, schedule: options.schedule ?? false, seed: deriveSeed(this.options.seed, 100 + this.spawned++) };
     const worker = new EventWorker(config, (m) => this.take(m));
     this.workers.set(name, worker);
     this.slots[options.slot ?? this.slots.length] = name;
-    await worker.next('ready', READY_TIMEOUT_MS);
+    await worker.next('ready', options.readyTimeoutMs ?? READY_TIMEOUT_MS);
   }
 
   /** The worker in client-fault slot `slot`. */
