@@ -20,16 +20,20 @@ export const eventCheckOptions = (fleet: EventFleet): EventCheckOptions & { leav
 export const eventHistoryOf = (fleet: EventFleet, variant: EventVariantName, endedAt: number): EventHistory =>
   assembleEventHistory([...fleet.publishes, ...(fleet.records.get(variant) ?? [])], endedAt, fleet.ends);
 
+/** After publishing stopped, the subscribers get at most this long to be given everything they are owed. */
+export const DRAIN_TIMEOUT_MS = 30_000;
+
 /**
- * Once every fault has healed and publishing stopped: waits (up to `timeoutMs`) until the real variant's subscribers
- * have everything they are owed — a condition, so a fast run ends fast — and resolves with the moment the histories
- * end. A run that never catches up ends anyway: its verdict then names what was never delivered.
+ * Once every fault has healed and publishing stopped: waits until `variant`'s subscribers have every event they are
+ * owed and its groups have acked (or dropped after nacks) all their work — a condition, so a healthy run ends as
+ * soon as the groups drain — and resolves with the moment the histories end. A run that does not drain within
+ * DRAIN_TIMEOUT_MS ends anyway: its verdict then names what was never delivered or never acked.
  */
-export async function catchUp(fleet: EventFleet, timeoutMs: number): Promise<number> {
+export async function drain(fleet: EventFleet, variant: EventVariantName): Promise<number> {
   await waitFor(
-    'the real EtcdPubSub to deliver everything owed',
-    () => checkEventHistory(eventHistoryOf(fleet, 'real', machineClock()), eventCheckOptions(fleet)).violations.every((v) => v.kind !== 'lost'),
-    { timeoutMs, intervalMs: 1000 },
+    `${variant} to deliver and settle everything owed`,
+    () => checkEventHistory(eventHistoryOf(fleet, variant, machineClock()), eventCheckOptions(fleet)).violations.every((v) => v.kind !== 'lost'),
+    { timeoutMs: DRAIN_TIMEOUT_MS, intervalMs: 500 },
   ).catch(() => undefined);
   return machineClock();
 }

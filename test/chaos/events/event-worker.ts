@@ -44,10 +44,13 @@ async function subscribeAll(): Promise<void> {
   await Promise.all(
     config.variants.map(async (variant) => {
       const pubsub = new EventRecorder(EVENT_VARIANTS[variant].wrap()(real), { process: config.name, sink: (record) => send({ record, variant }) });
+      // Each variant has groups of its own: a group's event goes to one callback, so variants sharing one would split
+      // the work between them, and each history would miss what the others were handed.
+      const own = (group: string) => (variant === 'real' ? group : `${group}.${variant}`);
       const subscriptions: Array<readonly [string, number, { group?: string; startFrom?: 'earliest' | 'latest' }]> = [
         ...EVENT_SHAPE.threadTopics.map((topic) => [topic, EVENT_SHAPE.fanOutNackRate, {}] as const),
-        ...EVENT_SHAPE.workQueues.map(({ topic, group }) => [topic, EVENT_SHAPE.groupNackRate, { group }] as const),
-        ...(config.schedule ? [[EVENT_SHAPE.schedule.topic, EVENT_SHAPE.groupNackRate, { group: EVENT_SHAPE.schedule.group }] as const] : []),
+        ...EVENT_SHAPE.workQueues.map(({ topic, group }) => [topic, EVENT_SHAPE.groupNackRate, { group: own(group) }] as const),
+        ...(config.schedule ? [[EVENT_SHAPE.schedule.topic, EVENT_SHAPE.groupNackRate, { group: own(EVENT_SHAPE.schedule.group) }] as const] : []),
         ...(config.schedule ? EVENT_SHAPE.workQueues.map(({ topic }) => [topic, 0, { startFrom: 'latest' as const }] as const) : []),
       ];
       for (const [topic, nackRate, options] of subscriptions) {
