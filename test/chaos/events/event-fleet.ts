@@ -63,7 +63,8 @@ export class EventFleet {
 
   /**
    * The fleet as a composed schedule's client target: a suspend is a real SIGSTOP of the whole process, a flood a
-   * burst of publishes from many callers. A wall-clock step changes nothing here: EtcdPubSub builds its own clock.
+   * burst of publishes from many callers, a wall-clock step a step of the worker's `Date` (what EtcdPubSub, its lease
+   * clock and its etcd client read as the wall clock).
    */
   get clients(): ClientFaults {
     return {
@@ -77,7 +78,10 @@ export class EventFleet {
           this.resume(name);
         }
       },
-      stepClock: async () => {},
+      stepClock: async (p, ms) => {
+        const name = this.inSlot(p);
+        if (!this.ends.has(name)) await this.worker(name).command({ cmd: 'step-clock', ms }, 'stepped', 30_000).catch(() => undefined);
+      },
       flood: async (p, ms) => {
         const name = this.inSlot(p);
         if (!this.ends.has(name)) await this.worker(name).command({ cmd: 'flood', ms }, 'flooded', ms + 30_000).catch(() => undefined);
@@ -177,7 +181,7 @@ class EventWorker {
     if (!this.exited) killQuietly(this.child.pid, signal);
   }
 
-  async command(command: EventWorkerCommand, answer: 'publishing' | 'flooded', timeoutMs: number): Promise<void> {
+  async command(command: EventWorkerCommand, answer: 'publishing' | 'flooded' | 'stepped', timeoutMs: number): Promise<void> {
     this.child.stdin!.write(`${JSON.stringify(command)}\n`);
     await this.next(answer, timeoutMs);
   }
@@ -193,7 +197,7 @@ class EventWorker {
   }
 
   /** The first message of this kind not yet taken; fails at once if the worker exits or reports a fatal error. */
-  async next(kind: 'ready' | 'publishing' | 'flooded', timeoutMs: number): Promise<EventWorkerMessage> {
+  async next(kind: 'ready' | 'publishing' | 'flooded' | 'stepped', timeoutMs: number): Promise<EventWorkerMessage> {
     return waitFor(
       `event worker message '${kind}'`,
       () => {

@@ -21,6 +21,8 @@ export type EventWorkerCommand =
   | { readonly cmd: 'publish'; readonly on: boolean }
   /** Publish to the thread topics from many callers at once, each as fast as it can, for `ms` (a burst of stream chunks). */
   | { readonly cmd: 'flood'; readonly ms: number }
+  /** Step the process's wall clock by `ms` (negative: back), as NTP or an operator does; timers run on. */
+  | { readonly cmd: 'step-clock'; readonly ms: number }
   /** Close the pubsub and exit. */
   | { readonly cmd: 'exit' };
 
@@ -33,6 +35,7 @@ export type EventWorkerMessage =
   | { readonly record: EventRecord; readonly variant?: EventVariantName }
   | { readonly publishing: boolean }
   | { readonly flooded: number }
+  | { readonly stepped: number }
   /** A warning EtcdPubSub logged (a dropped event, a lost session): counted and printed with the figures. */
   | { readonly warning: string }
   | { readonly fatal: string };

@@ -10,6 +10,24 @@ import { createRng, deriveSeed, type Rng } from '../rng.js';
 import { EVENT_PUBSUB_OPTIONS, EVENT_SHAPE } from './event-workload-shape.js';
 import { EVENT_WORKER_CONFIG_ENV, type EventWorkerCommand, type EventWorkerConfig, type EventWorkerMessage } from './event-protocol.js';
 
+/**
+ * The process's wall clock as NTP or an operator steps it: `Date.now()` and `new Date()` move by the steps so far,
+ * while timers and `performance.now()` (the recorder's machine clock) run on. Installed before the pubsub exists.
+ */
+let wallStepMs = 0;
+const SystemDate = Date;
+class SteppedDate extends SystemDate {
+  constructor(...args: unknown[]) {
+    if (args.length === 0) super(SystemDate.now() + wallStepMs);
+    else super(...(args as [string | number | Date]));
+  }
+
+  static override now(): number {
+    return SystemDate.now() + wallStepMs;
+  }
+}
+globalThis.Date = SteppedDate as DateConstructor;
+
 const config = JSON.parse(process.env[EVENT_WORKER_CONFIG_ENV] ?? '') as EventWorkerConfig;
 const send = (message: EventWorkerMessage) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -104,6 +122,11 @@ async function handle(command: EventWorkerCommand): Promise<void> {
     await Promise.allSettled(lanes);
     await real.close().catch(() => {});
     process.exit(0);
+  }
+  if (command.cmd === 'step-clock') {
+    wallStepMs += command.ms;
+    send({ stepped: wallStepMs });
+    return;
   }
   if (command.cmd === 'flood') {
     send({ flooded: await flood(command.ms) });
