@@ -42,7 +42,8 @@ beforeAll(async () => {
     console.log(
       [
         `[composed-events] seed ${i + 1}/${SEEDS.length} ${replay(result)}: ${result.timeline.length} faults (${kindCounts(result)}), ` +
-          `worker ${events.killed} SIGKILLed, drained in ${(events.drainMs / 1000).toFixed(1)} s, ${(result.durationMs / 1000).toFixed(0)} s in all`,
+          `worker ${events.killed} SIGKILLed, drained in ${(events.drainMs / 1000).toFixed(1)} s, ${(result.durationMs / 1000).toFixed(0)} s in all; ` +
+          `worker clocks at most ${Math.max(...[...events.workers.clockOffsets.values()].map(Math.abs)).toFixed(1)} ms from the runner's`,
         ...eventFigures(events.verdicts, events.workers.warnings),
       ].join('\n'),
     );

@@ -32,6 +32,8 @@ export class EventFleet {
   readonly faults: ProcessFault[] = [];
   /** Processes killed, and when: their subscriptions end there. */
   readonly ends = new Map<string, number>();
+  /** Each worker's machine clock less this process's, at its start (the histories compare times across processes). */
+  readonly clockOffsets = new Map<string, number>();
   private readonly workers = new Map<string, EventWorker>();
   private readonly paused = new Map<string, number>();
   /** Client-fault slot i of a composed schedule → the worker in it now (a killed worker's replacement takes its slot). */
@@ -51,7 +53,8 @@ export class EventFleet {
     const worker = new EventWorker(config, (m) => this.take(m));
     this.workers.set(name, worker);
     this.slots[options.slot ?? this.slots.length] = name;
-    await worker.next('ready', options.readyTimeoutMs ?? READY_TIMEOUT_MS);
+    const ready = await worker.next('ready', options.readyTimeoutMs ?? READY_TIMEOUT_MS);
+    if ('clockOffsetMs' in ready) this.clockOffsets.set(name, ready.clockOffsetMs - (machineClock() - Date.now()));
   }
 
   /** The worker in client-fault slot `slot`. */
@@ -131,7 +134,8 @@ export class EventFleet {
   }
 
   describe(): string {
-    return [...this.workers.entries()].map(([name, w]) => `--- ${name} stderr ---\n${w.stderr.slice(-2000)}`).join('\n');
+    const offsets = [...this.clockOffsets].map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`).join(', ');
+    return [`machine clocks against the runner's: ${offsets}`, ...[...this.workers.entries()].map(([name, w]) => `--- ${name} stderr ---\n${w.stderr.slice(-2000)}`)].join('\n');
   }
 
   private worker(name: string): EventWorker {

@@ -31,7 +31,11 @@ export type EventWorkerCommand =
  * publish, shared by every variant's history (they all ride the same publishes).
  */
 export type EventWorkerMessage =
-  | { readonly ready: true }
+  /**
+   * `clockOffsetMs`: the worker's machine clock (what its records are stamped with) less the system's wall clock, at
+   * ready: every process of a run must read the same machine clock, or cross-process order means nothing.
+   */
+  | { readonly ready: true; readonly clockOffsetMs: number }
   | { readonly record: EventRecord; readonly variant?: EventVariantName }
   | { readonly publishing: boolean }
   | { readonly flooded: number }

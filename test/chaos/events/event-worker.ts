@@ -4,6 +4,7 @@
 // reported everything up to its death. Run by event-fleet.ts; never on its own.
 import { createInterface } from 'node:readline';
 import { EventRecorder, type RecordableCallback, type RecordablePubSub } from '../../../safety-checker/events/event-recorder.js';
+import { machineClock } from '../../../safety-checker/recorder.js';
 import { EtcdPubSub } from '../../../src/mastra/etcd-pubsub.js';
 import { EVENT_VARIANTS } from '../../pubsub/broken/event-variants.js';
 import { createRng, deriveSeed, type Rng } from '../rng.js';
@@ -149,6 +150,6 @@ commands.on('line', (line) => {
   handle(JSON.parse(line) as EventWorkerCommand).catch((error: unknown) => send({ fatal: String((error as Error)?.stack ?? error) }));
 });
 subscribeAll().then(
-  () => send({ ready: true }),
+  () => send({ ready: true, clockOffsetMs: machineClock() - SystemDate.now() }),
   (error: unknown) => send({ fatal: String((error as Error)?.stack ?? error) }),
 );
