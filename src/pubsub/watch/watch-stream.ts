@@ -71,7 +71,7 @@ interface WatchStreamOptions extends Partial<WatchStreamTuning> {
 
 /**
  * The two defences against responses over gRPC's receive limit, each on by default. A seam for the test suite
- * (test/pubsub/large-events.test.ts turns them off to show what each prevents), not an option.
+ * (test/pubsub/large-events.long.test.ts turns them off to show what each prevents), not an option.
  */
 export interface WatchStreamTuning {
   /** Ask etcd (≥ 3.4) to split responses above its `--max-request-bytes` into fragments. @default true */

@@ -3,13 +3,13 @@ import type { ComposedRunResult } from '../../../safety-checker/composed/run.js'
 import { FAULT_KINDS } from '../../../safety-checker/composed/schedule.js';
 import type { TestCluster } from '../../harness/cluster.js';
 import { seedFromEnv } from '../rng.js';
-import { CONTROLS, progressLine, runLeaseSeed, safetyViolations, SAFETY_CHECKS, startComposedCluster } from './lease-seeds.js';
+import { CI_CONTROLS, progressLine, runLeaseSeed, safetyViolations, SAFETY_CHECKS, startComposedCluster } from './lease-seeds.js';
 
 /**
  * The composed-fault run, CI's share: a fixed handful of seeds, each a schedule of overlapping faults — kills,
  * SIGSTOPs, blackholed members, cut and slow client links, a 20 s quorum loss, wall-clock steps both ways in the
- * holder processes, suspends, floods, NOSPACE — under the chaos run's Mastra-like holders, with two deliberately
- * broken providers riding the same faults. `COMPOSED_SEED=<seed>` runs that one seed instead;
+ * holder processes, suspends, floods, NOSPACE — under the chaos run's Mastra-like holders, with a deliberately
+ * broken provider (leases half the ttl) riding the same faults. `COMPOSED_SEED=<seed>` runs that one seed instead;
  * `npm run chaos:composed -- --seeds 50` is the longer run (docs/testing.md).
  */
 /** Seeds whose 30 s schedules hold every kind of fault between them, the 20 s outage in each. */
@@ -23,7 +23,7 @@ const results: ComposedRunResult[] = [];
 beforeAll(async () => {
   cluster = await startComposedCluster();
   for (const [i, seed] of SEEDS.entries()) {
-    const result = await runLeaseSeed(cluster, seed, { spanMs: SPAN_MS });
+    const result = await runLeaseSeed(cluster, seed, { spanMs: SPAN_MS, controls: CI_CONTROLS });
     results.push(result);
     console.log(progressLine(result, i, SEEDS.length));
   }
@@ -53,7 +53,7 @@ describe('composed faults: overlapping faults of every kind under Mastra-like ho
     }
   });
 
-  it.each(CONTROLS)('the negative control %s is caught', (control) => {
+  it.each(CI_CONTROLS)('the negative control %s is caught', (control) => {
     const caught = results.filter((r) => r.verdicts.some((v) => v.workload === control && safetyViolations(v.violations) > 0));
     expect(caught.length, `${control}: caught in none of seeds ${results.map((r) => r.seed).join(', ')} by ${SAFETY_CHECKS.join(', ')}`).toBeGreaterThan(0);
   });

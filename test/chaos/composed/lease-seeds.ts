@@ -10,8 +10,16 @@ import { leaseWorkload } from './lease-workload.js';
  * Mastra-like workload beside a deliberately broken one's, both under the seed's faults.
  */
 
-/** The broken providers riding every seed as negative controls, one process each; each must be caught. */
+/**
+ * The broken providers riding every seed of the longer run as negative controls, one process each; each must be
+ * caught in some seed. `short-lease` is caught in every seed here (1 to 4 times a seed);
+ * `blind-retry-acquire` only when an acquire of its one process goes unanswered while another holds the key, which a
+ * seed may or may not bring (2 of CI's three seeds in each of two runs here, none in a third), so CI's handful leaves it to
+ * test/chaos/negative-controls.test.ts, whose slowed link catches it every run.
+ */
 export const CONTROLS: readonly VariantName[] = ['short-lease', 'blind-retry-acquire'];
+/** The control CI's handful of seeds rides and asserts. */
+export const CI_CONTROLS: readonly VariantName[] = ['short-lease'];
 /** The checks a control may be caught by (caller errors judge availability, not safety). */
 export const SAFETY_CHECKS = ['overlaps', 'fencing', 'early losses'] as const;
 
@@ -21,6 +29,8 @@ export function startComposedCluster(): Promise<TestCluster> {
 
 export interface LeaseSeedOptions {
   readonly spanMs: number;
+  /** @default CONTROLS */
+  readonly controls?: readonly VariantName[];
   readonly log?: (line: string) => void;
 }
 
@@ -28,7 +38,7 @@ export function runLeaseSeed(cluster: TestCluster, seed: number, options: LeaseS
   return runComposed({
     cluster,
     seed,
-    workloads: [leaseWorkload({ name: 'real' }), ...CONTROLS.map((variant) => leaseWorkload({ name: variant, variant, processes: 1 }))],
+    workloads: [leaseWorkload({ name: 'real' }), ...(options.controls ?? CONTROLS).map((variant) => leaseWorkload({ name: variant, variant, processes: 1 }))],
     schedule: { spanMs: options.spanMs },
     space: spaceFaults(cluster),
     ...(options.log ? { log: options.log } : {}),
