@@ -6,7 +6,7 @@ import type { EventCheckOptions, EventHistory, EventSummary, EventVerdict, Event
 import { validateEventHistory } from './validate-events.js';
 
 /**
- * The verdict on a recorded event history (docs/testing.md, "The event checker"):
+ * The verdict on a recorded event history (docs/testing.md, "The event chaos run"):
  *
  * - **nothing lost**: every publish that resolved reaches every fan-out subscription owed it at least once, and
  *   every consumer group owed it processes it until a member acks it (or nacks it `maxDeliveryAttempts` times);

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Event, EventCallback } from '@mastra/core/events';
 import { EtcdLeaseInvalidError, type IEvent } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
+import { ProviderClosedError } from '../../errors/closed.js';
 import { EtcdCompactedError } from '../../errors/compacted.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
 import { LeasedWrites } from '../../leases/leased-writes.js';
@@ -58,6 +59,8 @@ interface Handling {
   /** Fires the in-flight timeout. */
   timer?: NodeJS.Timeout;
   settled: boolean;
+  /** The settle's write, once started: whether etcd answered it before this member stopped. */
+  settling?: Promise<boolean>;
 }
 
 /**
@@ -474,13 +477,18 @@ export class GroupConsumer {
     };
     instruments.events.add(1, { direction: 'delivered' });
     if (handling.attempt > 1) instruments.redeliveries.add(1, { reason: redeliveryReason(reason) });
-    const ack = () => this.settle(id, handling, 'ack');
-    const nack = () => this.settle(id, handling, 'nack');
+    // The handler's ack and nack resolve once etcd has them, and reject when this member stops first: an ack that
+    // resolved while etcd never took it would say the event is finished, and the group would hand it out again.
+    const confirmed = (how: 'ack' | 'nack') => async (): Promise<void> => {
+      if (!(await this.settle(id, handling, how))) throw new ProviderClosedError(how, 'EtcdPubSub');
+    };
+    const ack = confirmed('ack');
+    const nack = confirmed('nack');
     try {
       const result = (cb as CallbackWithExtend)({ ...decoded, deliveryAttempt: handling.attempt }, ack, nack, extend);
-      if (result && typeof (result as Promise<void>).then === 'function') (result as Promise<void>).catch(() => nack());
+      if (result && typeof (result as Promise<void>).then === 'function') (result as Promise<void>).catch(() => this.settle(id, handling, 'nack'));
     } catch {
-      void nack();
+      void this.settle(id, handling, 'nack');
     }
   }
 
@@ -503,11 +511,13 @@ export class GroupConsumer {
   }
 
   /**
-   * Writes the outcome of a delivery. Resolves after the first try (never rejects); a failed write is retried in
-   * the background, and the event stays counted as handled here until it lands, so it is not taken back as an orphan.
+   * Writes the outcome of a delivery. A failed write is retried in the background, and the event stays counted as
+   * handled here until it lands, so it is not taken back as an orphan. Resolves once the write has been answered —
+   * `true` — or, `false`, when this member stopped first (never rejects); a second settle of the same delivery gets
+   * the first one's answer.
    */
-  private settle(id: string, handling: Handling, how: 'ack' | 'nack' | 'expire' | 'release'): Promise<void> {
-    if (handling.settled) return Promise.resolve();
+  private settle(id: string, handling: Handling, how: 'ack' | 'nack' | 'expire' | 'release'): Promise<boolean> {
+    if (handling.settled) return handling.settling ?? Promise.resolve(true);
     handling.settled = true;
     clearTimeout(handling.timer);
     const { core, me, options, logger, instruments, topic } = this.deps;
@@ -520,10 +530,12 @@ export class GroupConsumer {
       instruments.dropped.add(1, { reason: 'max-attempts' });
       logger.warn?.('grouped event dropped after its last delivery attempt', { topic, group: this.deps.group, id, attempts: handling.attempt });
     } else value = { ...base, a: handling.attempt, s: 'retry', ...(how === 'expire' ? { expired: true as const } : {}) };
+    let answered = false;
     const write = async (scope: CallScope) => {
       const outcome = await core.runner.attempts(scope, async (a) =>
         decodeSettle(await core.committer.submit(handling.claimKey, await this.settleWrite(id, handling, value, a), a.timeoutMs, a.signal), value),
       );
+      answered = true;
       // What the claim is now, known before the watch brings it: without it this member would take its own finished
       // event for an orphan and claim it again, a wasted transaction that also holds the slot the ack just freed.
       const now = performance.now();
@@ -542,7 +554,8 @@ export class GroupConsumer {
         this.unblock();
       });
     this.settling.add(done);
-    return firstTry.catch(() => {});
+    handling.settling = done.then(() => answered);
+    return handling.settling;
   }
 
   /**
