@@ -85,6 +85,12 @@ export class GroupConsumer {
   private readonly settling = new Set<Promise<void>>();
   /** Claims in flight, in the order they started (inClaimOrder). */
   private readonly claimOrder: Array<{ handOut?: () => void; ready: boolean }> = [];
+  /**
+   * The place in claimOrder of a claim that failed with an error and waits to be tried again: the retry keeps it, so
+   * the claims started after it (which may well succeed first) still wait for it. Given up (skipped) when the event
+   * is no longer this member's to claim.
+   */
+  private readonly heldTurns = new Map<string, ClaimTurn>();
   private readonly topicPrefix: Buffer;
   private readonly memberKey: Buffer;
   private readonly backlogKey: Buffer;
@@ -388,6 +394,7 @@ export class GroupConsumer {
   }
 
   private act(id: string, decision: Decision): void {
+    if (decision.kind !== 'claim') this.giveUpTurn(id);
     switch (decision.kind) {
       case 'claim':
         return void this.claim(id, decision.reason, decision.attempt, decision.claimRevision);
@@ -414,9 +421,11 @@ export class GroupConsumer {
   private async claim(id: string, reason: ClaimReason, attempt: number, claimRevision: string | undefined, avoid?: EventCallback): Promise<void> {
     const { core, keys, topic, group, me } = this.deps;
     const event = this.state.events.get(id);
-    if (!event) return;
+    if (!event) return this.giveUpTurn(id);
     this.attempting.add(id);
-    const turn = this.inClaimOrder();
+    const turn = this.heldTurns.get(id) ?? this.inClaimOrder();
+    this.heldTurns.delete(id);
+    let retrying = false;
     const value: ClaimValue = { m: me, a: attempt, s: 'held', t: Date.now(), ...this.floorField() };
     const claimKey = keys.claim(topic, group, id);
     const txn = claimTxn({ claimKey, eventKey: event.key, eventRevision: event.revision, claimRevision, value, lease: event.lease });
@@ -439,9 +448,13 @@ export class GroupConsumer {
     } catch (error) {
       if (this.stopped) return;
       this.deps.logger.debug?.('claim failed; trying again', { topic, group, error });
+      // An outage or NOSPACE fails many claims at once, and their retries would come back in any order: keeping the
+      // place keeps the topic's order for a member that claims alone.
+      this.heldTurns.set(id, turn);
+      retrying = true;
       this.later(id, POLICY.events.claimRetryMs);
     } finally {
-      if (!this.handling.has(id)) turn.skip();
+      if (!this.handling.has(id) && !retrying) turn.skip();
       this.attempting.delete(id);
       this.claims.delete(scope);
       scope.dispose();
@@ -599,6 +612,14 @@ export class GroupConsumer {
     return this.floor && this.floor !== '0' ? { f: this.floor } : {};
   }
 
+  /** A claim that waited to be tried again will not be: the claims after it may be handed out. */
+  private giveUpTurn(id: string): void {
+    const turn = this.heldTurns.get(id);
+    if (!turn) return;
+    this.heldTurns.delete(id);
+    turn.skip();
+  }
+
   /** Capacity freed: look again at what was blocked on it, in topic order. */
   private unblock(): void {
     for (const id of this.state.inTopicOrder(this.blocked)) this.evaluate(id);
@@ -609,7 +630,7 @@ export class GroupConsumer {
    * their transactions may come back in any order (batches, retries), so a claim's delivery waits for every claim
    * started before it to be won (and delivered) or lost.
    */
-  private inClaimOrder(): { deliver(handOut: () => void): void; skip(): void } {
+  private inClaimOrder(): ClaimTurn {
     const ticket: { handOut?: () => void; ready: boolean } = { ready: false };
     this.claimOrder.push(ticket);
     const drain = () => {
@@ -633,11 +654,19 @@ export class GroupConsumer {
     this.watch = undefined;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    // Their retries were those timers.
+    for (const id of [...this.heldTurns.keys()]) this.giveUpTurn(id);
   }
 
   private recover(operation: string, work: (scope: CallScope) => Promise<void>): Promise<void> {
     return retryForever(this.deps.core, operation, this.stopController.signal, this.deps.logger, work);
   }
+}
+
+/** A claim's place in the order won claims are handed out in (inClaimOrder). */
+interface ClaimTurn {
+  deliver(handOut: () => void): void;
+  skip(): void;
 }
 
 function redeliveryReason(reason: ClaimReason): RedeliveryReason {
