@@ -13,20 +13,6 @@ import { believedUntil, nextRenewAt, renewDeadlineMs, retryRenewAt, revisionAfte
 const RELEASE_AFTER: ReadonlySet<LeaseLossReason> = new Set(['expired', 'renew-failed', 'closed']);
 
 /**
- * The `LeaseHandle` implementation. Three things can end it, whichever comes first:
- * - the renew loop: a renew every ttl/3 from the last success's send time; a renew answering false ends it;
- * - the expiry timer, re-armed from each successful renew's send time: no renew succeeded in time;
- * - a watch on the key from the revision after our acquire: the key deleted or written by another owner.
- * A window that looks over only because the wall clock jumped ahead is settled by etcd, not by the clock: a
- * suspend (etcd's time passed) and a forward wall-clock step (none did) look the same from inside the process.
- * The handle renews at once with a short deadline (POLICY.clockJump.renewMs, or the adaptive attempt timeout when this
- * cluster answers slower; a shed try is tried again within it): success means the key was ours all along (a renew
- * compares our value, and nobody else can have held a key that never left us), so the handle goes on; false ends it
- * as refused; no answer in time ends it as expired. So a step costs one renew, and after a real suspend a handle whose
- * window ended still aborts within that deadline of noticing.
- * Timers are unref'd: a held lease alone does not keep the process alive (it then expires by its TTL).
- */
-/**
  * How long a handle whose window ended only on account of a clock jump waits for etcd's answer, retries included:
  * three of this cluster's attempt timeouts (a renew after a step needs a lease grant that reaches its need on both
  * clock scales, then its write, and may be shed once), never less than POLICY.clockJump.renewMs, never past the
@@ -37,6 +23,19 @@ export function clockJumpCheckMs(deadlineMs: number, attemptTimeoutMs: number): 
   return Math.min(deadlineMs, Math.max(POLICY.clockJump.renewMs, 3 * attemptTimeoutMs));
 }
 
+/**
+ * The `LeaseHandle` implementation. Three things can end it, whichever comes first:
+ * - the renew loop: a renew every ttl/3 from the last success's send time; a renew answering false ends it;
+ * - the expiry timer, re-armed from each successful renew's send time: no renew succeeded in time;
+ * - a watch on the key from the revision after our acquire: the key deleted or written by another owner.
+ * A window that looks over only because the wall clock jumped ahead is settled by etcd, not by the clock: a
+ * suspend (etcd's time passed) and a forward wall-clock step (none did) look the same from inside the process.
+ * The handle renews at once with a short deadline (clockJumpCheckMs, above; a shed try is tried again within it): success means the key was ours all along (a renew
+ * compares our value, and nobody else can have held a key that never left us), so the handle goes on; false ends it
+ * as refused; no answer in time ends it as expired. So a step costs one renew, and after a real suspend a handle whose
+ * window ended still aborts within that deadline of noticing.
+ * Timers are unref'd: a held lease alone does not keep the process alive (it then expires by its TTL).
+ */
 export class HeldLease implements LeaseHandle {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
