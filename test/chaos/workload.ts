@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { killQuietly, onProcessExit } from '../../launcher/exit-cleanup.js';
 import type { RecordedOp } from '../../safety-checker/types.js';
 import { waitFor } from '../support/wait.js';
+import { JsonLineWorker } from './json-line-worker.js';
 import { deriveSeed } from './rng.js';
 import type { VariantName } from './variants.js';
 import { WORKER_CONFIG_ENV, type WorkerCommand, type WorkerConfig, type WorkerMessage } from './workload-protocol.js';
@@ -67,10 +65,7 @@ export async function startWorkload(options: WorkloadOptions): Promise<RunningWo
 }
 
 class Worker {
-  private readonly child: ChildProcess;
-  private readonly forgetOnExit: () => void;
-  private readonly messages: WorkerMessage[] = [];
-  private exited = false;
+  private readonly process: JsonLineWorker<WorkerCommand, WorkerMessage>;
 
   constructor(index: number, options: WorkloadOptions, history: RecordedOp[]) {
     const config: WorkerConfig = {
@@ -83,73 +78,51 @@ class Worker {
       seed: deriveSeed(options.seed, index),
       variant: options.variant ?? 'real',
     };
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'test/chaos/workload-process.ts'], {
-      env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    this.forgetOnExit = onProcessExit(() => killQuietly(this.child.pid));
-    this.child.on('exit', () => {
-      this.exited = true;
-      this.forgetOnExit();
-    });
-    createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      const message = JSON.parse(line) as WorkerMessage;
-      if ('op' in message) history.push(message.op);
-      else this.messages.push(message);
-    });
+    this.process = new JsonLineWorker(
+      {
+        script: 'test/chaos/workload-process.ts',
+        env: { [WORKER_CONFIG_ENV]: JSON.stringify(config) },
+        label: 'worker',
+        stderr: 'inherit',
+        streamed: (m) => 'op' in m,
+      },
+      (m) => history.push((m as { op: RecordedOp }).op),
+    );
   }
 
   async ready(): Promise<void> {
-    await this.next('ready' as const, READY_TIMEOUT_MS);
+    await this.process.next('ready', READY_TIMEOUT_MS);
   }
 
   async suspend(ms: number): Promise<{ from: number; to: number }> {
-    this.send({ cmd: 'suspend', ms });
-    const message = await this.next('suspended' as const, ms + 10_000);
+    this.process.send({ cmd: 'suspend', ms });
+    const message = await this.process.next('suspended', ms + 10_000);
     return message.suspended;
   }
 
   async stepClock(ms: number): Promise<void> {
-    this.send({ cmd: 'step-clock', ms });
-    await this.next('stepped' as const, 10_000);
+    this.process.send({ cmd: 'step-clock', ms });
+    await this.process.next('stepped', 10_000);
   }
 
   async flood(ms: number): Promise<{ calls: number; errors: number }> {
-    this.send({ cmd: 'flood', ms });
+    this.process.send({ cmd: 'flood', ms });
     // The flood's calls in flight settle within their deadline once it is over.
-    return (await this.next('flooded' as const, ms + 30_000)).flooded;
+    return (await this.process.next('flooded', ms + 30_000)).flooded;
   }
 
   async stop(): Promise<void> {
-    if (this.exited) return;
-    this.send({ cmd: 'stop' });
+    if (this.process.exited) return;
+    this.process.send({ cmd: 'stop' });
     try {
-      await this.next('stopped' as const, STOP_TIMEOUT_MS);
-      await waitFor('the worker to exit', () => this.exited, { timeoutMs: 5_000 });
+      await this.process.next('stopped', STOP_TIMEOUT_MS);
+      await waitFor('the worker to exit', () => this.process.exited, { timeoutMs: 5_000 });
     } finally {
       this.kill();
     }
   }
 
   kill(): void {
-    if (!this.exited) killQuietly(this.child.pid);
-  }
-
-  private send(command: WorkerCommand): void {
-    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
-  }
-
-  /** The first message of this kind not yet taken; fails at once if the worker exits first. */
-  private async next<K extends 'ready' | 'suspended' | 'stepped' | 'flooded' | 'stopped'>(kind: K, timeoutMs: number): Promise<Extract<WorkerMessage, Record<K, unknown>>> {
-    return waitFor(
-      `worker message '${kind}'`,
-      () => {
-        const index = this.messages.findIndex((m) => kind in m);
-        if (index >= 0) return this.messages.splice(index, 1)[0] as Extract<WorkerMessage, Record<K, unknown>>;
-        if (this.exited) throw new Error(`the worker exited before sending '${kind}'`);
-        return undefined;
-      },
-      { timeoutMs, intervalMs: 20 },
-    );
+    this.process.kill();
   }
 }

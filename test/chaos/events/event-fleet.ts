@@ -1,12 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { killQuietly, onProcessExit } from '../../../launcher/exit-cleanup.js';
 import type { ClientFaults } from '../../../safety-checker/composed/apply.js';
 import type { EventRecord } from '../../../safety-checker/events/event-recorder.js';
 import type { ProcessFault } from '../../../safety-checker/events/types.js';
 import { machineClock } from '../../../safety-checker/recorder.js';
 import type { EventVariantName } from '../../pubsub/broken/event-variants.js';
 import { waitFor } from '../../support/wait.js';
+import { JsonLineWorker } from '../json-line-worker.js';
 import { deriveSeed } from '../rng.js';
 import { EVENT_WORKER_CONFIG_ENV, type EventWorkerCommand, type EventWorkerConfig, type EventWorkerMessage } from './event-protocol.js';
 
@@ -155,64 +153,47 @@ export class EventFleet {
 }
 
 class EventWorker {
-  private readonly child: ChildProcess;
-  private readonly forgetOnExit: () => void;
-  private readonly messages: EventWorkerMessage[] = [];
-  private exited = false;
-  stderr = '';
+  private readonly process: JsonLineWorker<EventWorkerCommand, EventWorkerMessage>;
 
   constructor(config: EventWorkerConfig, onMessage: (m: EventWorkerMessage) => void) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'test/chaos/events/event-worker.ts'], {
-      env: { ...process.env, [EVENT_WORKER_CONFIG_ENV]: JSON.stringify(config) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.forgetOnExit = onProcessExit(() => killQuietly(this.child.pid));
-    this.child.on('exit', () => {
-      this.exited = true;
-      this.forgetOnExit();
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-8000)));
-    // A killed worker's pipe may close mid-write: stdin errors are its death, not ours.
-    this.child.stdin!.on('error', () => {});
-    createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      const message = JSON.parse(line) as EventWorkerMessage;
-      if ('record' in message || 'warning' in message) onMessage(message);
-      else this.messages.push(message);
-    });
+    this.process = new JsonLineWorker(
+      {
+        script: 'test/chaos/events/event-worker.ts',
+        env: { [EVENT_WORKER_CONFIG_ENV]: JSON.stringify(config) },
+        label: 'event worker',
+        stderr: 'capture',
+        streamed: (m) => 'record' in m || 'warning' in m,
+        failure: (m) => ('fatal' in m ? (m as { fatal: string }).fatal : undefined),
+      },
+      onMessage,
+    );
+  }
+
+  get stderr(): string {
+    return this.process.stderr;
   }
 
   signal(signal: NodeJS.Signals): void {
-    if (!this.exited) killQuietly(this.child.pid, signal);
+    this.process.kill(signal);
   }
 
   async command(command: EventWorkerCommand, answer: 'publishing' | 'flooded' | 'stepped', timeoutMs: number): Promise<void> {
-    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
+    this.process.send(command);
     await this.next(answer, timeoutMs);
   }
 
   async exit(): Promise<void> {
-    if (this.exited) return;
-    this.child.stdin!.write(`${JSON.stringify({ cmd: 'exit' } satisfies EventWorkerCommand)}\n`);
+    if (this.process.exited) return;
+    this.process.send({ cmd: 'exit' });
     try {
-      await waitFor('the event worker to exit', () => this.exited, { timeoutMs: 20_000 });
+      await waitFor('the event worker to exit', () => this.process.exited, { timeoutMs: 20_000 });
     } finally {
       this.signal('SIGKILL');
     }
   }
 
   /** The first message of this kind not yet taken; fails at once if the worker exits or reports a fatal error. */
-  async next(kind: 'ready' | 'publishing' | 'flooded' | 'stepped', timeoutMs: number): Promise<EventWorkerMessage> {
-    return waitFor(
-      `event worker message '${kind}'`,
-      () => {
-        const fatal = this.messages.find((m) => 'fatal' in m);
-        if (fatal) throw new Error(`the event worker failed: ${(fatal as { fatal: string }).fatal}`);
-        const index = this.messages.findIndex((m) => kind in m);
-        if (index >= 0) return this.messages.splice(index, 1)[0];
-        if (this.exited) throw new Error(`the event worker exited before sending '${kind}'\n${this.stderr.slice(-2000)}`);
-        return undefined;
-      },
-      { timeoutMs, intervalMs: 20 },
-    );
+  next<K extends 'ready' | 'publishing' | 'flooded' | 'stepped'>(kind: K, timeoutMs: number): Promise<Extract<EventWorkerMessage, Record<K, unknown>>> {
+    return this.process.next(kind, timeoutMs);
   }
 }
