@@ -22,5 +22,6 @@ export { EtcdRequestRejectedError } from './errors/rejected.js';
 export { EtcdSizeLimitError, type SizeLimit } from './errors/size-limit.js';
 export { EtcdCompactedError } from './errors/compacted.js';
 export { EventTooLargeError } from './errors/event-too-large.js';
+export { AckRefusedError, type AckRefusedReason } from './errors/ack-refused.js';
 export { EtcdOverloadedError } from './errors/overloaded.js';
 export { EtcdNoSpaceError } from './errors/no-space.js';

@@ -17,7 +17,8 @@ export type LeaseErrorCode =
   | 'ELEASE_TLS'
   | 'ELEASE_TIMEOUT'
   | 'ELEASE_LOST'
-  | 'ELEASE_EVENT_TOO_LARGE';
+  | 'ELEASE_EVENT_TOO_LARGE'
+  | 'ELEASE_ACK_REFUSED';
 
 /** Marker so `isLeaseError` works across duplicated copies of this package. */
 export const LEASE_ERROR = Symbol.for('etcd-lease-provider.error');

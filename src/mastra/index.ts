@@ -28,10 +28,12 @@ export {
   EtcdSizeLimitError,
   EtcdCompactedError,
   EventTooLargeError,
+  AckRefusedError,
   EtcdOverloadedError,
   EtcdNoSpaceError,
   type LeaseErrorCode,
   type LeaseLossReason,
+  type AckRefusedReason,
   type SizeLimit,
 } from '../index.js';
 export { PUBSUB_METRIC } from '../metrics/instruments.js';

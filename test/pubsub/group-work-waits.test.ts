@@ -121,8 +121,9 @@ describe('grouped work waits for its group', () => {
       meterProvider: metrics.provider,
     });
     const held: number[] = [];
+    const acks: Array<() => Promise<void>> = [];
     // Never acks: the one event it holds keeps the member at its limit, and the rest wait until the bound.
-    await pubsub.subscribe('stuck', (event) => void held.push(numberOf(event)), { group: 'workers' });
+    await pubsub.subscribe('stuck', (event, ack) => void (held.push(numberOf(event)), acks.push(ack!)), { group: 'workers' });
     for (let n = 0; n < 6; n++) await pubsub.publish('stuck', job(n));
     // Events 1 to 5 never reached a handler: each is lost, said and counted once. Event 0 expires in its handler's
     // hands (the handler has it: not lost unseen).
@@ -133,5 +134,7 @@ describe('grouped work waits for its group', () => {
     expect(held).toEqual([0]);
     expect(expired()).toHaveLength(5);
     expect(counted.reduce((n, r) => n + r.value, 0)).toBe(5);
+    // The held event's ack, now that the bound deleted it: refused, not "finished".
+    await expect(acks[0]!()).rejects.toMatchObject({ code: 'ELEASE_ACK_REFUSED', reason: 'expired', topic: 'stuck', group: 'workers' });
   });
 });

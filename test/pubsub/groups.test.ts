@@ -423,7 +423,7 @@ describe('inFlightTimeoutMs: a handler that neither acks nor nacks', () => {
     return all[0]!;
   };
 
-  it('its event goes to another callback of the same process as attempt 2 after the timeout; its late ack changes nothing', async () => {
+  it('its event goes to another callback of the same process as attempt 2 after the timeout; its late ack is refused and changes nothing', async () => {
     const TIMEOUT_MS = 1500;
     const space = etcd.namespace();
     const pubsub = etcd.pubsub(space, { inFlightTimeoutMs: TIMEOUT_MS });
@@ -438,7 +438,8 @@ describe('inFlightTimeoutMs: a handler that neither acks nor nacks', () => {
     expect(second.at - first.at).toBeGreaterThanOrEqual(TIMEOUT_MS - 5); // timers may fire a few ms early
     expect(second.at - first.at).toBeLessThan(TIMEOUT_MS + 2000); // one claim transaction; + a busy machine
 
-    await first.ack(); // the hung handler wakes up: attempt 2 still holds the event
+    // The hung handler wakes up: its ack is refused (attempt 2 holds the event) and changes nothing.
+    await expect(first.ack()).rejects.toMatchObject({ code: 'ELEASE_ACK_REFUSED', reason: 'timed-out' });
     await pubsub.flush();
     expect(await claimOf(space, 'hung')).toMatchObject({ s: 'held', a: 2 });
     await second.ack();

@@ -96,7 +96,7 @@ describe('local delivery', () => {
     expect(calls).toBe(2);
   });
 
-  it('a delivery neither acked nor nacked within inFlightTimeoutMs is offered again at once, up to the cap; its late ack changes nothing', async () => {
+  it('a delivery neither acked nor nacked within inFlightTimeoutMs is offered again at once, up to the cap; its late ack is refused and changes nothing', async () => {
     const { d, counts } = delivery(3, 1000);
     const held: Array<() => Promise<void>> = [];
     const attempts: number[] = [];
@@ -108,12 +108,29 @@ describe('local delivery', () => {
     expect(attempts).toEqual([1]);
     await vi.advanceTimersByTimeAsync(1);
     expect(attempts).toEqual([1, 2]);
-    await held[0]!(); // attempt 1's ack, after its timeout: attempt 2 still times out
+    // Attempt 1's ack, after its timeout: refused (the event is attempt 2's), and attempt 2 still times out.
+    await expect(held[0]!()).rejects.toMatchObject({ code: 'ELEASE_ACK_REFUSED', reason: 'timed-out', eventId: event.id });
     await vi.advanceTimersByTimeAsync(1000);
     expect(attempts).toEqual([1, 2, 3]);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(attempts).toEqual([1, 2, 3]);
     expect(counts).toEqual({ delivered: 3, redelivered: 2, dropped: 1 });
+  });
+
+  it('an ack after a nack is refused; a second ack gets the first one\'s answer', async () => {
+    const { d } = delivery(3, 0);
+    const settled: Array<Promise<string>> = [];
+    const outcome = (p: Promise<void>) => p.then(() => 'resolved', (e: unknown) => (e as { reason: string }).reason);
+    d.deliver(() => (e, ack, nack) => {
+      if (e.deliveryAttempt === 1) {
+        void nack!();
+        settled.push(outcome(ack!()));
+      } else {
+        settled.push(outcome(ack!()), outcome(ack!()));
+      }
+    }, event);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await Promise.all(settled)).toEqual(['nacked', 'resolved', 'resolved']);
   });
 
   it('a delivery settled within inFlightTimeoutMs is not offered again', async () => {

@@ -1,5 +1,6 @@
 import type { Event, EventCallback } from '@mastra/core/events';
 import type { LeaseLogger } from '../../config/options.js';
+import { AckRefusedError } from '../../errors/ack-refused.js';
 
 /**
  * A callback as a newer Mastra calls it: a fourth argument, `extend`, pushes back the delivery's in-flight timeout
@@ -23,7 +24,8 @@ interface LocalDeliveryPolicy {
  * shares (fan-out subscriptions, `localOnly` events): `ack` settles; `nack` — or a callback that throws or returns a
  * rejected promise — offers the event again after `redeliveryDelayMs × attempt` with `deliveryAttempt + 1`, until
  * `maxDeliveryAttempts`, then drops it with a warning. A delivery neither acked nor nacked within `inFlightTimeoutMs`
- * is nacked on the handler's behalf and offered again at once (its late ack or nack then changes nothing); the
+ * is nacked on the handler's behalf and offered again at once (its late nack then changes nothing, and its late ack
+ * rejects with `AckRefusedError`); the
  * callback's fourth argument, `extend`, starts that timeout over. The
  * callback's promise is not awaited before the next delivery: callbacks run in delivery order without waiting for one
  * another.
@@ -41,22 +43,27 @@ export class LocalDelivery {
     const cb = target();
     if (!cb || this.stopped) return;
     const attempt = event.deliveryAttempt ?? 1;
-    let settled = false;
+    let settled: 'ack' | 'nack' | 'timed-out' | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const settle = (): boolean => {
+    const settle = (as: 'ack' | 'nack' | 'timed-out'): boolean => {
       if (settled) return false;
-      settled = true;
+      settled = as;
       if (timer) this.forget(timer);
       return true;
     };
-    const ack = async (): Promise<void> => void settle();
+    // An ack after a nack or a timeout did not finish the delivery (the event comes again): it says so rather than
+    // resolve. A second ack gets the first's answer.
+    const ack = async (): Promise<void> => {
+      if (settle('ack') || settled === 'ack') return;
+      throw new AckRefusedError(event.id, settled === 'nack' ? 'nacked' : 'timed-out');
+    };
     const nack = async (): Promise<void> => {
-      if (settle()) this.retry(target, event, attempt, 'nack');
+      if (settle('nack')) this.retry(target, event, attempt, 'nack');
     };
     const { inFlightTimeoutMs, logger } = this.policy;
     const arm = () => {
       timer = this.after(inFlightTimeoutMs, () => {
-        if (!settle()) return;
+        if (!settle('timed-out')) return;
         logger.warn?.('an event was neither acked nor nacked within inFlightTimeoutMs; nacked on its handler’s behalf', { type: event.type, id: event.id, attempt });
         this.retry(target, event, attempt, 'in-flight-timeout');
       });
@@ -70,7 +77,7 @@ export class LocalDelivery {
     };
     this.policy.onDelivered();
     try {
-      const result = (cb as CallbackWithExtend)(event, ack, nack, extend);
+      const result = (cb as CallbackWithExtend)(event, () => handled(ack()), nack, extend);
       if (result && typeof (result as Promise<void>).then === 'function') (result as Promise<void>).catch(() => void nack());
     } catch {
       void nack();
@@ -113,4 +120,14 @@ export class LocalDelivery {
     clearTimeout(timer);
     this.timers.delete(timer);
   }
+}
+
+/**
+ * `promise`, marked handled: a caller that drops an ack's or nack's promise (Mastra's pull transport fires `nack()`
+ * without awaiting it) gets no unhandled rejection, which would end its process; one that awaits it still sees the
+ * error.
+ */
+export function handled(promise: Promise<void>): Promise<void> {
+  promise.catch(() => {});
+  return promise;
 }

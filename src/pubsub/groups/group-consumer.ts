@@ -4,6 +4,7 @@ import { EtcdLeaseInvalidError, type IEvent } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import { ProviderClosedError } from '../../errors/closed.js';
 import { EtcdCompactedError } from '../../errors/compacted.js';
+import { AckRefusedError } from '../../errors/ack-refused.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
 import { LeasedWrites } from '../../leases/leased-writes.js';
 import type { PubSubInstruments, RedeliveryReason } from '../../metrics/instruments.js';
@@ -14,7 +15,7 @@ import type { AttemptContext } from '../../transport/call-runner.js';
 import type { LeasePool } from '../../leases/lease-pool.js';
 import { parseTopicEntry, type EventKeys } from '../keys/event-keys.js';
 import type { ResolvedEventOptions } from '../resolve-options.js';
-import type { CallbackWithExtend } from '../deliver/local-delivery.js';
+import { handled, type CallbackWithExtend } from '../deliver/local-delivery.js';
 import { retryForever } from '../watch/retry-forever.js';
 import type { Watch, WatchStream } from '../watch/watch-stream.js';
 import { claimTxn, decodeClaimOutcome, decodeSettle, settleTxn, type ClaimValue } from './claim-txns.js';
@@ -59,9 +60,17 @@ interface Handling {
   /** Fires the in-flight timeout. */
   timer?: NodeJS.Timeout;
   settled: boolean;
-  /** The settle's write, once started: whether etcd answered it before this member stopped. */
-  settling?: Promise<boolean>;
+  /** How it was settled first: the handler's ack or nack, or this member on the handler's behalf (`expire`). */
+  settledAs?: 'ack' | 'nack' | 'expire' | 'release';
+  /** The settle's write, once started: how etcd answered it (see `SettleResult`). */
+  settling?: Promise<SettleResult>;
 }
+
+/**
+ * How a settle's write ended: `written` — etcd took it; `taken` — another member had claimed the event, and `gone` —
+ * the claim had expired with its event, so it changed nothing; `stopped` — this member stopped before etcd answered.
+ */
+type SettleResult = 'written' | 'taken' | 'gone' | 'stopped';
 
 /**
  * This process's member of one consumer group on one topic (all local callbacks of the group share it, served
@@ -490,13 +499,17 @@ export class GroupConsumer {
     };
     instruments.events.add(1, { direction: 'delivered' });
     if (handling.attempt > 1) instruments.redeliveries.add(1, { reason: redeliveryReason(reason) });
-    // The handler's ack and nack resolve once etcd has them, and reject when this member stops first: an ack that
-    // resolved while etcd never took it would say the event is finished, and the group would hand it out again.
-    const confirmed = (how: 'ack' | 'nack') => async (): Promise<void> => {
-      if (!(await this.settle(id, handling, how))) throw new ProviderClosedError(how, 'EtcdPubSub');
-    };
-    const ack = confirmed('ack');
-    const nack = confirmed('nack');
+    // The handler's ack and nack resolve once etcd has them, and reject when this member stops first. An ack also
+    // rejects when etcd did not take it as this delivery's (AckRefusedError): it would say the event is finished while
+    // the group hands it out again. A nack's promise — the event comes again — holds after a takeover or a timeout.
+    // The promises count as handled (see `handled`).
+    const ack = () => handled(this.confirmAck(id, handling));
+    const nack = () =>
+      handled(
+        this.settle(id, handling, 'nack').then((result) => {
+          if (result === 'stopped') throw new ProviderClosedError('nack', 'EtcdPubSub');
+        }),
+      );
     try {
       const result = (cb as CallbackWithExtend)({ ...decoded, deliveryAttempt: handling.attempt }, ack, nack, extend);
       if (result && typeof (result as Promise<void>).then === 'function') (result as Promise<void>).catch(() => this.settle(id, handling, 'nack'));
@@ -519,19 +532,32 @@ export class GroupConsumer {
     const sibling = this.callbacks.some((cb) => cb !== handling.callback);
     if (!sibling || this.leaving || handling.attempt >= options.maxDeliveryAttempts) return void this.settle(id, handling, 'expire');
     handling.settled = true;
+    handling.settledAs = 'expire';
     this.handling.delete(id);
     void this.claim(id, 'in-flight-timeout', handling.attempt + 1, handling.revision, handling.callback);
   }
 
   /**
-   * Writes the outcome of a delivery. A failed write is retried in the background, and the event stays counted as
-   * handled here until it lands, so it is not taken back as an orphan. Resolves once the write has been answered —
-   * `true` — or, `false`, when this member stopped first (never rejects); a second settle of the same delivery gets
-   * the first one's answer.
+   * The handler's ack: resolves only when etcd took it as this delivery's finish. Rejects with `AckRefusedError` when
+   * the delivery was settled otherwise first (timed out, or nacked) or its claim was another member's by the time the
+   * write arrived, and with `ProviderClosedError` when this member stopped before etcd answered.
    */
-  private settle(id: string, handling: Handling, how: 'ack' | 'nack' | 'expire' | 'release'): Promise<boolean> {
-    if (handling.settled) return handling.settling ?? Promise.resolve(true);
+  private async confirmAck(id: string, handling: Handling): Promise<void> {
+    const result = await this.settle(id, handling, 'ack');
+    if (result === 'stopped') throw new ProviderClosedError('ack', 'EtcdPubSub');
+    const refused = handling.settledAs === 'expire' ? 'timed-out' : handling.settledAs === 'nack' ? 'nacked' : result === 'taken' ? 'taken-over' : result === 'gone' ? 'expired' : undefined;
+    if (refused) throw new AckRefusedError(id, refused, this.deps.topic, this.deps.group);
+  }
+
+  /**
+   * Writes the outcome of a delivery. A failed write is retried in the background, and the event stays counted as
+   * handled here until it lands, so it is not taken back as an orphan. Resolves once the write has been answered, or
+   * when this member stopped first (never rejects); a second settle of the same delivery gets the first one's answer.
+   */
+  private settle(id: string, handling: Handling, how: 'ack' | 'nack' | 'expire' | 'release'): Promise<SettleResult> {
+    if (handling.settled) return handling.settling ?? Promise.resolve('written');
     handling.settled = true;
+    handling.settledAs = how;
     clearTimeout(handling.timer);
     const { core, me, options, logger, instruments, topic } = this.deps;
     const base = { m: me, t: Date.now(), ...this.floorField() };
@@ -543,12 +569,12 @@ export class GroupConsumer {
       instruments.dropped.add(1, { reason: 'max-attempts' });
       logger.warn?.('grouped event dropped after its last delivery attempt', { topic, group: this.deps.group, id, attempts: handling.attempt });
     } else value = { ...base, a: handling.attempt, s: 'retry', ...(how === 'expire' ? { expired: true as const } : {}) };
-    let answered = false;
+    let answered: SettleResult = 'stopped';
     const write = async (scope: CallScope) => {
       const outcome = await core.runner.attempts(scope, async (a) =>
         decodeSettle(await core.committer.submit(handling.claimKey, await this.settleWrite(id, handling, value, a), a.timeoutMs, a.signal), value),
       );
-      answered = true;
+      answered = outcome.settled ? 'written' : outcome.holder ? 'taken' : 'gone';
       // What the claim is now, known before the watch brings it: without it this member would take its own finished
       // event for an orphan and claim it again, a wasted transaction that also holds the slot the ack just freed.
       const now = performance.now();
@@ -674,3 +700,4 @@ function redeliveryReason(reason: ClaimReason): RedeliveryReason {
   if (reason === 'in-flight-timeout') return 'in-flight-timeout';
   return 'member-lost';
 }
+
