@@ -2,8 +2,8 @@ import { LeaseError } from './lease-error.js';
 
 /**
  * Why an `ack()` did not finish its delivery:
- * - `taken-over` (consumer groups): another member claimed the event first (this member's session lapsed, so the group took its work
- *   back); the event is that member's now and reaches a handler again;
+ * - `taken-over` (consumer groups): another member claimed the event first (this member's session lapsed, so the
+ *   group took its work back); the event is that member's now and reaches a handler again;
  * - `timed-out`: `inFlightTimeoutMs` passed before the ack, and the event was nacked on the handler's behalf;
  * - `nacked`: the handler (or its rejected promise) nacked this delivery before acking it;
  * - `expired` (consumer groups): the event and its claim were gone from etcd, expired at `groupBacklogMs` while the

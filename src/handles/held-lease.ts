@@ -30,10 +30,10 @@ export function clockJumpCheckMs(deadlineMs: number, attemptTimeoutMs: number): 
  * - a watch on the key from the revision after our acquire: the key deleted or written by another owner.
  * A window that looks over only because the wall clock jumped ahead is settled by etcd, not by the clock: a
  * suspend (etcd's time passed) and a forward wall-clock step (none did) look the same from inside the process.
- * The handle renews at once with a short deadline (clockJumpCheckMs, above; a shed try is tried again within it): success means the key was ours all along (a renew
- * compares our value, and nobody else can have held a key that never left us), so the handle goes on; false ends it
- * as refused; no answer in time ends it as expired. So a step costs one renew, and after a real suspend a handle whose
- * window ended still aborts within that deadline of noticing.
+ * The handle renews at once with a short deadline (clockJumpCheckMs, above; a shed try is tried again within it):
+ * success means the key was ours all along (a renew compares our value, and nobody else can have held a key that never
+ * left us), so the handle goes on; false ends it as refused; no answer in time ends it as expired. So a step costs one
+ * renew, and after a real suspend a handle whose window ended still aborts within that deadline of noticing.
  * Timers are unref'd: a held lease alone does not keep the process alive (it then expires by its TTL).
  */
 export class HeldLease implements LeaseHandle {

@@ -4,7 +4,7 @@ import { EtcdLeaseInvalidError, type IEvent } from 'etcd3';
 import type { LeaseLogger } from '../../config/options.js';
 import { ProviderClosedError } from '../../errors/closed.js';
 import { EtcdCompactedError } from '../../errors/compacted.js';
-import { AckRefusedError } from '../../errors/ack-refused.js';
+import { AckRefusedError, type AckRefusedReason } from '../../errors/ack-refused.js';
 import type { EtcdCore } from '../../core/etcd-core.js';
 import { LeasedWrites } from '../../leases/leased-writes.js';
 import type { PubSubInstruments, RedeliveryReason } from '../../metrics/instruments.js';
@@ -59,9 +59,8 @@ interface Handling {
   callback?: EventCallback;
   /** Fires the in-flight timeout. */
   timer?: NodeJS.Timeout;
-  settled: boolean;
-  /** How it was settled first: the handler's ack or nack, or this member on the handler's behalf (`expire`). */
-  settledAs?: 'ack' | 'nack' | 'expire' | 'release';
+  /** How it was settled first, once it is: the handler's ack or nack, or this member on its behalf (`expire`). */
+  settledAs?: SettledAs;
   /** The settle's write, once started: how etcd answered it (see `SettleResult`). */
   settling?: Promise<SettleResult>;
 }
@@ -71,6 +70,11 @@ interface Handling {
  * the claim had expired with its event, so it changed nothing; `stopped` — this member stopped before etcd answered.
  */
 type SettleResult = 'written' | 'taken' | 'gone' | 'stopped';
+type SettledAs = 'ack' | 'nack' | 'expire' | 'release';
+
+/** Why an ack is refused: the delivery was settled otherwise before it, or its write found the claim not ours. */
+const REFUSED_AFTER: Partial<Record<SettledAs, AckRefusedReason>> = { nack: 'nacked', expire: 'timed-out' };
+const REFUSED_WHEN: Partial<Record<SettleResult, AckRefusedReason>> = { taken: 'taken-over', gone: 'expired' };
 
 /**
  * This process's member of one consumer group on one topic (all local callbacks of the group share it, served
@@ -451,7 +455,7 @@ export class GroupConsumer {
         return;
       }
       this.state.noteClaim(id, value, outcome.revision, performance.now());
-      const handling: Handling = { claimKey, revision: outcome.revision, attempt, settled: false };
+      const handling: Handling = { claimKey, revision: outcome.revision, attempt };
       this.handling.set(id, handling);
       turn.deliver(() => this.deliver(id, event.value, handling, reason, avoid));
     } catch (error) {
@@ -493,7 +497,7 @@ export class GroupConsumer {
     // The heartbeat of a long handler: its in-flight timeout starts over. The claim needs no write to be kept: a live
     // member's claim is taken over only when its member key goes or it gives the event up itself (group-state.ts).
     const extend = async (): Promise<void> => {
-      if (handling.settled || !handling.timer) return;
+      if (handling.settledAs || !handling.timer) return;
       clearTimeout(handling.timer);
       arm();
     };
@@ -526,12 +530,11 @@ export class GroupConsumer {
    * becomes an `expired` retry, which another member takes when there is one, or this member alone.
    */
   private expire(id: string, handling: Handling): void {
-    if (handling.settled || this.stopped) return;
+    if (handling.settledAs || this.stopped) return;
     const { options, logger, topic, group } = this.deps;
     logger.warn?.('a grouped event was neither acked nor nacked within inFlightTimeoutMs; nacked on its handler’s behalf', { topic, group, id, attempt: handling.attempt });
     const sibling = this.callbacks.some((cb) => cb !== handling.callback);
     if (!sibling || this.leaving || handling.attempt >= options.maxDeliveryAttempts) return void this.settle(id, handling, 'expire');
-    handling.settled = true;
     handling.settledAs = 'expire';
     this.handling.delete(id);
     void this.claim(id, 'in-flight-timeout', handling.attempt + 1, handling.revision, handling.callback);
@@ -545,7 +548,7 @@ export class GroupConsumer {
   private async confirmAck(id: string, handling: Handling): Promise<void> {
     const result = await this.settle(id, handling, 'ack');
     if (result === 'stopped') throw new ProviderClosedError('ack', 'EtcdPubSub');
-    const refused = handling.settledAs === 'expire' ? 'timed-out' : handling.settledAs === 'nack' ? 'nacked' : result === 'taken' ? 'taken-over' : result === 'gone' ? 'expired' : undefined;
+    const refused = REFUSED_AFTER[handling.settledAs ?? 'ack'] ?? REFUSED_WHEN[result];
     if (refused) throw new AckRefusedError(id, refused, this.deps.topic, this.deps.group);
   }
 
@@ -554,9 +557,8 @@ export class GroupConsumer {
    * handled here until it lands, so it is not taken back as an orphan. Resolves once the write has been answered, or
    * when this member stopped first (never rejects); a second settle of the same delivery gets the first one's answer.
    */
-  private settle(id: string, handling: Handling, how: 'ack' | 'nack' | 'expire' | 'release'): Promise<SettleResult> {
-    if (handling.settled) return handling.settling ?? Promise.resolve('written');
-    handling.settled = true;
+  private settle(id: string, handling: Handling, how: SettledAs): Promise<SettleResult> {
+    if (handling.settledAs) return handling.settling ?? Promise.resolve('written');
     handling.settledAs = how;
     clearTimeout(handling.timer);
     const { core, me, options, logger, instruments, topic } = this.deps;
