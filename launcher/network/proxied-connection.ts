@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { Http2FrameSplitter, RST_STREAM } from './http2-frames.js';
 import type { LinkFaults } from './link-faults.js';
+import { resetSocket } from './reset-socket.js';
 
 /**
  * What a proxy learns from the first bytes a client sends. `complete: false` asks for more
@@ -132,7 +133,7 @@ export class ProxiedConnection {
   reset(): void {
     if (this.closed) return;
     this.finish();
-    for (const socket of [this.request.from, this.response.from]) destroyWithReset(socket);
+    for (const socket of [this.request.from, this.response.from]) resetSocket(socket);
   }
 
   private finish(): void {
@@ -214,7 +215,7 @@ export class ProxiedConnection {
     if (this.clientGone) return;
     this.clientGone = true;
     this.response.queue.length = 0;
-    destroyWithReset(this.client);
+    resetSocket(this.client);
   }
 
   private held(channel: Channel, faults: LinkFaults): boolean {
@@ -275,14 +276,5 @@ export class ProxiedConnection {
       if (pause && !channel.from.isPaused()) channel.from.pause();
       if (!pause && channel.from.isPaused()) channel.from.resume();
     }
-  }
-}
-
-function destroyWithReset(socket: Socket): void {
-  if (socket.destroyed) return;
-  try {
-    socket.resetAndDestroy();
-  } catch {
-    socket.destroy();
   }
 }

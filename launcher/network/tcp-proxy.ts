@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { combineFaults, NO_FAULTS, type LinkFaults } from './link-faults.js';
 import { ProxiedConnection, type SourceIdentifier } from './proxied-connection.js';
+import { resetSocket } from './reset-socket.js';
 
 export interface FaultProxyOptions {
   /** Port on 127.0.0.1 that connections are forwarded to. */
@@ -61,7 +62,7 @@ export class FaultProxy {
       if (proxy.faults.cut) {
         proxy.refused += 1;
         socket.on('error', () => undefined);
-        socket.resetAndDestroy();
+        resetSocket(socket);
         return;
       }
       proxy.accepted += 1;
