@@ -189,9 +189,15 @@ export class GroupCommitter {
   private lastAnsweredAt = Number.NEGATIVE_INFINITY;
   private busySince = Number.NEGATIVE_INFINITY;
   /**
+   * When the last silence ended (its first answer). A transaction sent before then waited through the silence: its
+   * round trip says how long the election took, not how long a commit takes, so it is no sample of the commit time.
+   */
+  private silenceEndedAt = Number.NEGATIVE_INFINITY;
+  /**
    * What piled up while etcd answered nothing (an election, an outage), and when it last did: the queue's bound does
-   * not fall below it until that backlog has drained below the ordinary bound, or a call's deadline has passed since
-   * (everything from the silence has left by itself by then).
+   * not fall below it until that backlog has drained to half the ordinary bound, or a call's deadline has passed since
+   * (everything from the silence has left by itself by then). Half, not all of it: a queue that only touched the
+   * ordinary bound on its way down is still draining the backlog, and new work would be shed at the bound at once.
    */
   private silenceBacklog = 0;
   private silentAt = Number.NEGATIVE_INFINITY;
@@ -455,7 +461,7 @@ export class GroupCommitter {
     if (this.inFlight > 0 && now - Math.max(this.lastAnsweredAt, this.busySince) > this.silentMs()) {
       this.silenceBacklog = Math.max(this.silenceBacklog, this.ready.size + 1);
       this.silentAt = now;
-    } else if (this.ready.size < ordinary || now - this.silentAt > POLICY.deadlineMs) {
+    } else if (this.ready.size < ordinary / 2 || now - this.silentAt > POLICY.deadlineMs) {
       this.silenceBacklog = 0;
     }
     return this.silenceBacklog;
@@ -665,8 +671,9 @@ export class GroupCommitter {
     const answeredAt = performance.now();
     // A silence is judged by the commit times before this answer: this one may be the first after an election.
     const silentMs = this.silentMs();
+    if (answeredAt - Math.max(this.lastAnsweredAt, this.busySince) > silentMs) this.silenceEndedAt = answeredAt;
     this.lastAnsweredAt = answeredAt;
-    this.limiter.observe(answeredAt - sentAt, answeredAt, saturated);
+    if (sentAt >= this.silenceEndedAt) this.limiter.observe(answeredAt - sentAt, answeredAt, saturated);
     this.service.answered(batch.length, answeredAt, silentMs);
     this.options.onRoundTrip?.(answeredAt - sentAt);
     if (batch[0]!.probe) this.alarm.probeEnded(answeredAt, true);

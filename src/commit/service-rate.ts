@@ -7,11 +7,12 @@
  * Counted over windows of `windowMs`; a window counts only if work waited throughout (an idle moment means the rate
  * was demand's, not capacity's). Successive windows are averaged; a measure older than `staleMs` is dropped.
  *
- * Only time in which answers came counts. A silence — no answer for longer than the `silentMs` each answer passes
- * (a few commit times) — is an election or an outage: nothing can commit then, whatever the cluster's capacity, and
- * counting it would make the queue's bound fall to its floor just as the backlog the silence left is about to drain.
- * So a silence is left out of its window, and a window that is mostly silence says nothing at all. Pure arithmetic on
- * the times it is given.
+ * A window a silence reached into (it began, lasted or ended there) says nothing, nor does the window after it. A silence — no answer for longer than
+ * the `silentMs` each answer passes (a few commit times) — is an election or an outage: nothing can commit then,
+ * whatever the cluster's capacity, and counting it would make the queue's bound fall to its floor just as the backlog
+ * the silence left is about to drain. The time right after it is no measure either: the client finds the new leader,
+ * connects again, and the first answers trickle in. A window that held 300 ms of that once set the bound to a fifth
+ * of what the cluster commits, and the backlog was shed. Pure arithmetic on the times it is given.
  */
 export class ServiceRate {
   private windowStart = Number.NEGATIVE_INFINITY;
@@ -20,8 +21,10 @@ export class ServiceRate {
   private rate: number | undefined;
   private measuredAt = Number.NEGATIVE_INFINITY;
   private lastAnswerAt = Number.NEGATIVE_INFINITY;
-  /** Silences in the current window, in ms. */
-  private silenceMs = 0;
+  /** A silence reached into the current window: it ended there, or was still going on when the window closed. */
+  private silent = false;
+  /** The window before this one had a silence: this one holds the ramp after it. */
+  private afterSilence = false;
   private silentMs = Number.POSITIVE_INFINITY;
 
   constructor(
@@ -33,7 +36,7 @@ export class ServiceRate {
   answered(ops: number, now: number, silentMs = Number.POSITIVE_INFINITY): void {
     this.silentMs = silentMs;
     this.roll(now);
-    this.silenceMs += this.silenceBefore(now);
+    if (this.silenceUntil(now)) this.silent = true;
     this.ops += ops;
     this.lastAnswerAt = now;
   }
@@ -50,26 +53,23 @@ export class ServiceRate {
     return now - this.measuredAt <= this.staleMs ? this.rate : undefined;
   }
 
-  /** The silence that ends at `now` in the current window, if the gap since the last answer is one. */
-  private silenceBefore(now: number): number {
-    const gap = now - Math.max(this.lastAnswerAt, this.windowStart);
-    return gap > this.silentMs ? gap : 0;
+  /** Whether the gap from the last answer to `now` is a silence (before the first answer there is no gap). */
+  private silenceUntil(now: number): boolean {
+    return this.lastAnswerAt > Number.NEGATIVE_INFINITY && now - this.lastAnswerAt > this.silentMs;
   }
 
   private roll(now: number): void {
     if (now < this.windowStart + this.windowMs) return;
-    if (!this.idle && this.windowStart > Number.NEGATIVE_INFINITY) {
-      const answeringMs = now - this.windowStart - this.silenceMs - this.silenceBefore(now);
-      // Answers over at least a quarter of the window, or the window is no measure (mostly an election, an outage).
-      if (this.ops > 0 && answeringMs >= this.windowMs / 4) {
-        const measured = this.ops / answeringMs;
-        this.rate = this.rate === undefined || now - this.measuredAt > this.staleMs ? measured : (this.rate + measured) / 2;
-        this.measuredAt = now;
-      }
+    const silent = this.silent || this.silenceUntil(now);
+    if (!this.idle && this.windowStart > Number.NEGATIVE_INFINITY && this.ops > 0 && !silent && !this.afterSilence) {
+      const measured = this.ops / (now - this.windowStart);
+      this.rate = this.rate === undefined || now - this.measuredAt > this.staleMs ? measured : (this.rate + measured) / 2;
+      this.measuredAt = now;
     }
+    this.afterSilence = silent;
     this.windowStart = now;
     this.ops = 0;
     this.idle = false;
-    this.silenceMs = 0;
+    this.silent = false;
   }
 }
