@@ -1,16 +1,13 @@
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { frame, PREFACE } from './http2.fixtures.js';
 import { RST_STREAM } from './http2-frames.js';
-import { connectTo, proxiedEcho, record, sleep, until } from './proxy.fixtures.js';
+import { cleanUpAfterEach, connectTo, proxiedEcho, record, sleep, until } from './proxy.fixtures.js';
 import { ORPHAN_GRACE_MS } from './proxied-connection.js';
 
 /** A cut link: what is sent into it arrives late, even when its sender has given up (see LinkFaults.cut). */
 describe('FaultProxy: a cut link', () => {
-  const cleanups: Array<() => unknown> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanUpAfterEach();
 
   it('holds what open connections send both ways, and delivers it when the cut ends', async () => {
     const { echo, proxy } = await proxiedEcho(cleanups);

@@ -4,8 +4,21 @@
  */
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterEach } from 'vitest';
 import { waitFor } from '../wait-for.js';
 import { FaultProxy, type FaultProxyOptions } from './tcp-proxy.js';
+
+/**
+ * The cleanups a test registers (servers, proxies, sockets), run newest first after each test of the calling
+ * describe block, also when the test failed.
+ */
+export function cleanUpAfterEach(): Array<() => unknown> {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return cleanups;
+}
 
 export interface EchoServer {
   readonly server: Server;

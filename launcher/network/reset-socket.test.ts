@@ -1,8 +1,8 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resetSocket } from './reset-socket.js';
-import { until } from './proxy.fixtures.js';
+import { cleanUpAfterEach, until } from './proxy.fixtures.js';
 
 /** A connected pair on loopback: the server's side (which the test resets) and the client's. */
 async function connectedPair(cleanups: Array<() => unknown>): Promise<{ accepted: Socket; client: Socket }> {
@@ -18,10 +18,7 @@ async function connectedPair(cleanups: Array<() => unknown>): Promise<{ accepted
 }
 
 describe('resetSocket', () => {
-  const cleanups: Array<() => unknown> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanUpAfterEach();
 
   it('resets an open connection: the peer sees ECONNRESET', async () => {
     const { accepted, client } = await connectedPair(cleanups);

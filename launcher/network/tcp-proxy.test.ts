@@ -1,17 +1,14 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { connectTo, proxiedEcho, record, sleep, until } from './proxy.fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { cleanUpAfterEach, connectTo, proxiedEcho, record, sleep, until } from './proxy.fixtures.js';
 import { FaultProxy } from './tcp-proxy.js';
 
 const BLACKHOLE = { holdRequests: true, holdResponses: true };
 const HEALED = { holdRequests: false, holdResponses: false };
 
 describe('FaultProxy', () => {
-  const cleanups: Array<() => unknown> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+  const cleanups = cleanUpAfterEach();
 
   async function setup() {
     const { echo, proxy } = await proxiedEcho(cleanups);
