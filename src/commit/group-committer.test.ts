@@ -1,4 +1,5 @@
 import { GRPCInvalidArgumentError, GRPCUnavailableError } from 'etcd3';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import type { TxnRequest, TxnResponse } from '../operations/etcd-txn.js';
 import { EtcdNoSpaceError } from '../errors/no-space.js';
@@ -466,8 +467,6 @@ describe('group commit', () => {
   // A hung leader's election: etcd answers nothing for seconds, then the backlog drains. Neither may be taken for what
   // the cluster can commit (CI once saw 3 795 calls shed after a 2.5 s election at a fifth of capacity).
   describe('across a silence (an election)', () => {
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
     it('a transaction that waited through the silence is no sample of the commit time', async () => {
       const r = recorder();
       const c = new GroupCommitter(r.send, opts);

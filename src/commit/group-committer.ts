@@ -458,13 +458,18 @@ export class GroupCommitter {
    */
   private silenceBound(ordinary: number): number {
     const now = performance.now();
-    if (this.inFlight > 0 && now - Math.max(this.lastAnsweredAt, this.busySince) > this.silentMs()) {
+    if (this.inFlight > 0 && this.silentUntil(now)) {
       this.silenceBacklog = Math.max(this.silenceBacklog, this.ready.size + 1);
       this.silentAt = now;
     } else if (this.ready.size < ordinary / 2 || now - this.silentAt > POLICY.deadlineMs) {
       this.silenceBacklog = 0;
     }
     return this.silenceBacklog;
+  }
+
+  /** Whether etcd has answered nothing since the last answer, or since work went out after a pause, up to `now`. */
+  private silentUntil(now: number, silentMs = this.silentMs()): boolean {
+    return now - Math.max(this.lastAnsweredAt, this.busySince) > silentMs;
   }
 
   /** A gap with no answer longer than this, with work in flight, is a silence (POLICY.commit.silentMinMs). */
@@ -671,7 +676,7 @@ export class GroupCommitter {
     const answeredAt = performance.now();
     // A silence is judged by the commit times before this answer: this one may be the first after an election.
     const silentMs = this.silentMs();
-    if (answeredAt - Math.max(this.lastAnsweredAt, this.busySince) > silentMs) this.silenceEndedAt = answeredAt;
+    if (this.silentUntil(answeredAt, silentMs)) this.silenceEndedAt = answeredAt;
     this.lastAnsweredAt = answeredAt;
     if (sentAt >= this.silenceEndedAt) this.limiter.observe(answeredAt - sentAt, answeredAt, saturated);
     this.service.answered(batch.length, answeredAt, silentMs);

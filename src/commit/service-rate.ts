@@ -7,10 +7,10 @@
  * Counted over windows of `windowMs`; a window counts only if work waited throughout (an idle moment means the rate
  * was demand's, not capacity's). Successive windows are averaged; a measure older than `staleMs` is dropped.
  *
- * A window a silence reached into (it began, lasted or ended there) says nothing, nor does the window after it. A silence — no answer for longer than
- * the `silentMs` each answer passes (a few commit times) — is an election or an outage: nothing can commit then,
- * whatever the cluster's capacity, and counting it would make the queue's bound fall to its floor just as the backlog
- * the silence left is about to drain. The time right after it is no measure either: the client finds the new leader,
+ * A window a silence reached into (it began, lasted or ended there) says nothing, nor does the window after it. A
+ * silence — no answer for longer than the `silentMs` each answer passes (a few commit times) — is an election or an
+ * outage: nothing can commit then, whatever the cluster's capacity, and counting it would make the queue's bound fall
+ * to its floor just as the backlog the silence left is about to drain. The time right after it is no measure either: the client finds the new leader,
  * connects again, and the first answers trickle in. A window that held 300 ms of that once set the bound to a fifth
  * of what the cluster commits, and the backlog was shed. Pure arithmetic on the times it is given.
  */
